@@ -1,0 +1,356 @@
+package jinja
+
+import (
+	"math"
+	"strings"
+	"unicode/utf8"
+)
+
+// equal is Python's a == b.
+func equal(a, b Value) bool {
+	switch a := a.(type) {
+	case nil:
+		return b == nil
+	case bool, int, float64:
+		x, ok1 := number(a)
+		y, ok2 := number(b)
+		return ok1 && ok2 && x == y
+	case string, Markup:
+		s, _ := isString(a)
+		t, ok := isString(b)
+		return ok && s == t
+	case *List:
+		c, ok := b.(*List)
+		return ok && equalSeq(a.Items, c.Items)
+	case Tuple:
+		c, ok := b.(Tuple)
+		return ok && equalSeq(a, c)
+	case *Dict:
+		c, ok := b.(*Dict)
+		if !ok || a.Len() != c.Len() {
+			return false
+		}
+		for i, k := range a.keys {
+			w, ok := c.Get(k)
+			if !ok || !equal(a.vals[i], w) {
+				return false
+			}
+		}
+		return true
+	case Undefined:
+		_, ok := b.(Undefined)
+		return ok
+	}
+	return a == b
+}
+
+func equalSeq(a, b []Value) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// number returns v as a float64 when it is a bool, int or float.
+func number(v Value) (float64, bool) {
+	switch v := v.(type) {
+	case bool:
+		if v {
+			return 1, true
+		}
+		return 0, true
+	case int:
+		return float64(v), true
+	case float64:
+		return v, true
+	}
+	return 0, false
+}
+
+// isNumber reports whether v is a Python number (bool counts, as in Python).
+func isNumber(v Value) bool {
+	switch v.(type) {
+	case bool, int, float64:
+		return true
+	}
+	return false
+}
+
+// compare is Python's ordering of a and b for <, <=, >, >=: -1, 0 or 1.
+func compare(op string, a, b Value) (int, error) {
+	if _, ok := a.(Undefined); ok {
+		return 0, undefinedError(a.(Undefined).Hint)
+	}
+	if _, ok := b.(Undefined); ok {
+		return 0, undefinedError(b.(Undefined).Hint)
+	}
+	if x, ok := number(a); ok {
+		if y, ok := number(b); ok {
+			ai, aInt := a.(int)
+			bi, bInt := b.(int)
+			if aInt && bInt {
+				return cmpInt(ai, bi), nil
+			}
+			switch {
+			case x < y:
+				return -1, nil
+			case x > y:
+				return 1, nil
+			}
+			return 0, nil
+		}
+	}
+	if s, ok := isString(a); ok {
+		if t, ok := isString(b); ok {
+			return strings.Compare(s, t), nil
+		}
+	}
+	as, aok := asSeq(a)
+	bs, bok := asSeq(b)
+	if aok && bok && sameKind(a, b) {
+		for i := 0; i < len(as) && i < len(bs); i++ {
+			if !equal(as[i], bs[i]) {
+				return compare(op, as[i], bs[i])
+			}
+		}
+		return cmpInt(len(as), len(bs)), nil
+	}
+	return 0, typeError("'%s' not supported between instances of '%s' and '%s'", op, typeName(a), typeName(b))
+}
+
+func sameKind(a, b Value) bool {
+	_, al := a.(*List)
+	_, bl := b.(*List)
+	return al == bl
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// asSeq returns the items of a list or tuple.
+func asSeq(v Value) ([]Value, bool) {
+	switch v := v.(type) {
+	case *List:
+		return v.Items, true
+	case Tuple:
+		return v, true
+	}
+	return nil, false
+}
+
+// iterate is Python's iter(v) drained into a slice: a dict yields its keys, a
+// str its characters, Undefined nothing; other values raise TypeError.
+func iterate(v Value) ([]Value, error) {
+	switch v := v.(type) {
+	case *List:
+		return v.Items, nil
+	case Tuple:
+		return v, nil
+	case *Dict:
+		return v.keys, nil
+	case string:
+		return strChars(v), nil
+	case Markup:
+		chars := strChars(string(v))
+		for i, c := range chars {
+			chars[i] = Markup(c.(string))
+		}
+		return chars, nil
+	case *Generator:
+		if v.consumed {
+			return nil, nil
+		}
+		v.consumed = true
+		return v.items, nil
+	case Undefined:
+		return nil, nil
+	case *LoopInfo, *Namespace:
+	}
+	return nil, typeError("'%s' object is not iterable", typeName(v))
+}
+
+func strChars(s string) []Value {
+	out := make([]Value, 0, utf8.RuneCountInString(s))
+	for _, r := range s {
+		out = append(out, string(r))
+	}
+	return out
+}
+
+// length is Python's len(v).
+func length(v Value) (int, error) {
+	switch v := v.(type) {
+	case string:
+		return utf8.RuneCountInString(v), nil
+	case Markup:
+		return utf8.RuneCountInString(string(v)), nil
+	case *List:
+		return len(v.Items), nil
+	case Tuple:
+		return len(v), nil
+	case *Dict:
+		return v.Len(), nil
+	case Undefined:
+		return 0, nil
+	}
+	return 0, typeError("object of type '%s' has no len()", typeName(v))
+}
+
+// contains is Python's needle in haystack.
+func contains(haystack, needle Value) (bool, error) {
+	switch h := haystack.(type) {
+	case string, Markup:
+		hs, _ := isString(h)
+		n, ok := isString(needle)
+		if !ok {
+			if u, isU := needle.(Undefined); isU {
+				return false, undefinedError(u.Hint)
+			}
+			return false, typeError("'in <string>' requires string as left operand, not %s", typeName(needle))
+		}
+		return strings.Contains(hs, n), nil
+	case *Dict:
+		if _, err := hashKey(needle); err != nil {
+			return false, err
+		}
+		_, ok := h.Get(needle)
+		return ok, nil
+	case Undefined:
+		return false, undefinedError(h.Hint)
+	}
+	items, err := iterate(haystack)
+	if err != nil {
+		return false, typeError("argument of type '%s' is not iterable", typeName(haystack))
+	}
+	for _, it := range items {
+		if equal(it, needle) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// pyIndex resolves a Python index (negative counts from the end) against n.
+func pyIndex(i, n int) (int, bool) {
+	if i < 0 {
+		i += n
+	}
+	return i, i >= 0 && i < n
+}
+
+// sliceBounds resolves Python slice bounds (nil for an omitted bound) against a
+// length n and returns the indices to take, in order.
+func sliceBounds(start, stop, step Value, n int) ([]int, error) {
+	st := 1
+	if step != nil {
+		s, ok := step.(int)
+		if !ok {
+			return nil, typeError("slice indices must be integers or None or have an __index__ method")
+		}
+		if s == 0 {
+			return nil, valueError("slice step cannot be zero")
+		}
+		st = s
+	}
+	bound := func(v Value, def int) (int, error) {
+		if v == nil {
+			return def, nil
+		}
+		i, ok := v.(int)
+		if !ok {
+			if b, isB := v.(bool); isB {
+				i = map[bool]int{false: 0, true: 1}[b]
+			} else {
+				return 0, typeError("slice indices must be integers or None or have an __index__ method")
+			}
+		}
+		if i < 0 {
+			i += n
+			if i < 0 {
+				if st < 0 {
+					return -1, nil
+				}
+				return 0, nil
+			}
+		}
+		if i >= n {
+			if st < 0 {
+				return n - 1, nil
+			}
+			return n, nil
+		}
+		return i, nil
+	}
+	var lo, hi int
+	var err error
+	if st > 0 {
+		if lo, err = bound(start, 0); err != nil {
+			return nil, err
+		}
+		if hi, err = bound(stop, n); err != nil {
+			return nil, err
+		}
+	} else {
+		if lo, err = bound(start, n-1); err != nil {
+			return nil, err
+		}
+		if hi, err = bound(stop, -1); err != nil {
+			return nil, err
+		}
+		if stop != nil {
+			// An explicit stop below -n means "before the start".
+			if i, ok := stop.(int); ok && i < -n {
+				hi = -1
+			}
+		}
+	}
+	var idx []int
+	if st > 0 {
+		for i := lo; i < hi; i += st {
+			idx = append(idx, i)
+		}
+	} else {
+		for i := lo; i > hi; i += st {
+			idx = append(idx, i)
+		}
+	}
+	return idx, nil
+}
+
+// floorDiv and floorMod follow Python: the result of // rounds toward -inf and %
+// takes the sign of the divisor.
+func floorDiv(a, b int) int {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+func floorMod(a, b int) int {
+	m := a % b
+	if m != 0 && ((m < 0) != (b < 0)) {
+		m += b
+	}
+	return m
+}
+
+func floatMod(a, b float64) float64 {
+	m := math.Mod(a, b)
+	if m != 0 && ((m < 0) != (b < 0)) {
+		m += b
+	}
+	return m
+}

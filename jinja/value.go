@@ -1,0 +1,439 @@
+package jinja
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Value is any value a template can hold. The dynamic types follow Python:
+//
+//	nil        None
+//	bool       bool
+//	int        int (64-bit; Python's are unbounded, chat templates never notice)
+//	float64    float
+//	string     str
+//	Markup     markupsafe.Markup (a str that is never escaped again)
+//	*List      list (a reference, as in Python: list.pop mutates it)
+//	Tuple      tuple
+//	*Dict      dict (insertion-ordered)
+//	*Generator a one-shot iterator, as Jinja2's map/select/reject filters return
+//	Undefined  jinja2.Undefined
+//	*Namespace the object namespace() returns
+//	*Macro     a template macro
+//	Func       a built-in callable (globals, bound methods, loop.cycle)
+//	*LoopInfo  the loop variable
+type Value = any
+
+// Markup is a string already safe for output; it escapes what is added to it.
+type Markup string
+
+// Tuple is a Python tuple; it prints with parentheses.
+type Tuple []Value
+
+// Undefined is Jinja2's default Undefined: it prints as "", iterates as empty and
+// is falsy, but any other use raises UndefinedError with the hint it carries.
+type Undefined struct {
+	// Unsafe marks the undefined the sandbox returns for a forbidden attribute:
+	// using it raises SecurityError instead of UndefinedError.
+	Unsafe bool
+	// Hint is the message an erroring use raises, e.g. "'x' is undefined".
+	Hint string
+}
+
+// Func is a built-in callable. kwargs may be nil.
+type Func func(r *renderer, args []Value, kwargs *Dict) (Value, error)
+
+// Generator is a one-shot iterator. Jinja2's map, select and reject filters return
+// generators: they iterate once, have no length, and json.dumps refuses them.
+type Generator struct {
+	items    []Value
+	consumed bool
+	name     string // the Python function that made it, for repr
+}
+
+// Namespace is what namespace() returns: the one object templates may assign into.
+type Namespace struct{ attrs *Dict }
+
+// Dict is a Python dict: insertion-ordered, keyed by hashable values.
+type Dict struct {
+	keys  []Value
+	vals  []Value
+	index map[any]int
+}
+
+// NewDict returns an empty dict with room for n entries.
+func NewDict(n int) *Dict {
+	return &Dict{keys: make([]Value, 0, n), vals: make([]Value, 0, n), index: make(map[any]int, n)}
+}
+
+// hashKey maps a key to the Go map key that Python's hash equality gives it:
+// True, 1 and 1.0 are the same key; a Markup and a str with the same text too.
+func hashKey(k Value) (any, error) {
+	switch k := k.(type) {
+	case nil:
+		return hashNone{}, nil
+	case bool:
+		if k {
+			return 1, nil
+		}
+		return 0, nil
+	case int:
+		return k, nil
+	case float64:
+		if k == math.Trunc(k) && math.Abs(k) < 1<<62 {
+			return int(k), nil
+		}
+		return k, nil
+	case string:
+		return k, nil
+	case Markup:
+		return string(k), nil
+	case Tuple:
+		parts := make([]string, len(k))
+		for i, e := range k {
+			h, err := hashKey(e)
+			if err != nil {
+				return nil, err
+			}
+			parts[i] = fmt.Sprintf("%T:%v", h, h)
+		}
+		return hashTuple(strings.Join(parts, "\x00")), nil
+	}
+	return nil, typeError("unhashable type: '%s'", typeName(k))
+}
+
+type hashNone struct{}
+type hashTuple string
+
+// Set stores v under k.
+func (d *Dict) Set(k, v Value) error {
+	h, err := hashKey(k)
+	if err != nil {
+		return err
+	}
+	if i, ok := d.index[h]; ok {
+		d.vals[i] = v
+		return nil
+	}
+	d.index[h] = len(d.keys)
+	d.keys = append(d.keys, k)
+	d.vals = append(d.vals, v)
+	return nil
+}
+
+// SetStr stores v under a string key.
+func (d *Dict) SetStr(k string, v Value) {
+	if i, ok := d.index[k]; ok {
+		d.vals[i] = v
+		return
+	}
+	d.index[k] = len(d.keys)
+	d.keys = append(d.keys, k)
+	d.vals = append(d.vals, v)
+}
+
+// Get returns the value stored under k.
+func (d *Dict) Get(k Value) (Value, bool) {
+	if s, ok := k.(string); ok {
+		return d.GetStr(s)
+	}
+	h, err := hashKey(k)
+	if err != nil {
+		return nil, false
+	}
+	i, ok := d.index[h]
+	if !ok {
+		return nil, false
+	}
+	return d.vals[i], true
+}
+
+// GetStr returns the value stored under a string key.
+func (d *Dict) GetStr(k string) (Value, bool) {
+	i, ok := d.index[k]
+	if !ok {
+		return nil, false
+	}
+	return d.vals[i], true
+}
+
+// Len is the number of entries.
+func (d *Dict) Len() int { return len(d.keys) }
+
+// Keys returns the keys in insertion order; the slice must not be modified.
+func (d *Dict) Keys() []Value { return d.keys }
+
+// Values returns the values in insertion order; the slice must not be modified.
+func (d *Dict) Values() []Value { return d.vals }
+
+// Copy returns a shallow copy.
+func (d *Dict) Copy() *Dict {
+	c := NewDict(d.Len())
+	for i, k := range d.keys {
+		h, _ := hashKey(k)
+		c.index[h] = i
+		c.keys = append(c.keys, k)
+		c.vals = append(c.vals, d.vals[i])
+	}
+	return c
+}
+
+// typeName is Python's type(v).__name__.
+func typeName(v Value) string {
+	switch v := v.(type) {
+	case nil:
+		return "NoneType"
+	case bool:
+		return "bool"
+	case int:
+		return "int"
+	case float64:
+		return "float"
+	case string:
+		return "str"
+	case Markup:
+		return "Markup"
+	case *List:
+		return "list"
+	case Tuple:
+		return "tuple"
+	case *Dict:
+		return "dict"
+	case *Generator:
+		return "generator"
+	case Undefined:
+		return "Undefined"
+	case *Namespace:
+		return "Namespace"
+	case *Macro:
+		return "Macro"
+	case Func:
+		return "builtin_function_or_method"
+	case *LoopInfo:
+		return "LoopContext"
+	case *Cycler:
+		return "Cycler"
+	case *Joiner:
+		return "Joiner"
+	default:
+		return fmt.Sprintf("%T", v)
+	}
+}
+
+// truthy is Python's bool(v).
+func truthy(v Value) bool {
+	switch v := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return v
+	case int:
+		return v != 0
+	case float64:
+		return v != 0
+	case string:
+		return v != ""
+	case Markup:
+		return v != ""
+	case *List:
+		return len(v.Items) > 0
+	case Tuple:
+		return len(v) > 0
+	case *Dict:
+		return v.Len() > 0
+	case Undefined:
+		return false
+	}
+	return true
+}
+
+// isString reports whether v is a str (Markup included) and returns its text.
+func isString(v Value) (string, bool) {
+	switch v := v.(type) {
+	case string:
+		return v, true
+	case Markup:
+		return string(v), true
+	}
+	return "", false
+}
+
+// toStr is Python's str(v), the text {{ v }} prints.
+func toStr(v Value) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case Markup:
+		return string(v)
+	case Undefined:
+		return ""
+	}
+	return repr(v)
+}
+
+// repr is Python's repr(v).
+func repr(v Value) string {
+	var b strings.Builder
+	writeRepr(&b, v)
+	return b.String()
+}
+
+func writeRepr(b *strings.Builder, v Value) {
+	switch v := v.(type) {
+	case nil:
+		b.WriteString("None")
+	case bool:
+		if v {
+			b.WriteString("True")
+		} else {
+			b.WriteString("False")
+		}
+	case int:
+		b.WriteString(strconv.Itoa(v))
+	case float64:
+		b.WriteString(formatFloat(v))
+	case string:
+		writeStrRepr(b, v)
+	case Markup:
+		b.WriteString("Markup(")
+		writeStrRepr(b, string(v))
+		b.WriteString(")")
+	case *List:
+		b.WriteByte('[')
+		for i, e := range v.Items {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeRepr(b, e)
+		}
+		b.WriteByte(']')
+	case Tuple:
+		b.WriteByte('(')
+		for i, e := range v {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeRepr(b, e)
+		}
+		if len(v) == 1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte(')')
+	case *Dict:
+		b.WriteByte('{')
+		for i, k := range v.keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeRepr(b, k)
+			b.WriteString(": ")
+			writeRepr(b, v.vals[i])
+		}
+		b.WriteByte('}')
+	case Undefined:
+		b.WriteString("Undefined")
+	case *Generator:
+		b.WriteString("<generator object " + v.name + " at 0x7f0000000000>")
+	case *Namespace:
+		b.WriteString("<Namespace ")
+		writeRepr(b, v.attrs)
+		b.WriteString(">")
+	case *Macro:
+		b.WriteString("<Macro '" + v.name + "'>")
+	case *LoopInfo:
+		fmt.Fprintf(b, "<LoopContext %d/%d>", v.index+1, v.length())
+	default:
+		fmt.Fprintf(b, "<%s object>", typeName(v))
+	}
+}
+
+// writeStrRepr writes a str as Python's repr does: single quotes unless the text
+// holds a single quote and no double quote; non-printable characters escaped.
+func writeStrRepr(b *strings.Builder, s string) {
+	quote := byte('\'')
+	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
+		quote = '"'
+	}
+	b.WriteByte(quote)
+	for _, r := range s {
+		switch {
+		case r == rune(quote) || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case isPrintable(r):
+			b.WriteRune(r)
+		case r < 0x100:
+			fmt.Fprintf(b, `\x%02x`, r)
+		case r < 0x10000:
+			fmt.Fprintf(b, `\u%04x`, r)
+		default:
+			fmt.Fprintf(b, `\U%08x`, r)
+		}
+	}
+	b.WriteByte(quote)
+}
+
+// formatFloat is Python's repr(float): the shortest text that reads back as the
+// same float, in positional notation for 1e-4 <= |x| < 1e16 and as d.ddde±XX
+// otherwise, always with a '.0' or an exponent so it reads as a float.
+func formatFloat(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	if f == 0 {
+		if math.Signbit(f) {
+			return "-0.0"
+		}
+		return "0.0"
+	}
+	// Shortest round-trip digits and the decimal exponent.
+	s := strconv.FormatFloat(f, 'e', -1, 64) // d.dddde±XX
+	mant, expStr, _ := strings.Cut(s, "e")
+	exp, _ := strconv.Atoi(expStr)
+	neg := strings.HasPrefix(mant, "-")
+	mant = strings.TrimPrefix(mant, "-")
+	digits := strings.Replace(mant, ".", "", 1)
+	var out string
+	if exp < -4 || exp >= 16 {
+		out = digits[:1]
+		if len(digits) > 1 {
+			out += "." + digits[1:]
+		}
+		sign := "+"
+		if exp < 0 {
+			sign = "-"
+			exp = -exp
+		}
+		out += fmt.Sprintf("e%s%02d", sign, exp)
+	} else if exp < 0 {
+		out = "0." + strings.Repeat("0", -exp-1) + digits
+	} else if len(digits) <= exp+1 {
+		out = digits + strings.Repeat("0", exp+1-len(digits)) + ".0"
+	} else {
+		out = digits[:exp+1] + "." + digits[exp+1:]
+	}
+	if neg {
+		out = "-" + out
+	}
+	return out
+}
+
+// List is a Python list. It is a reference, as in Python: the sandbox forbids
+// append and friends, but list.pop is allowed and mutates every holder's view.
+type List struct{ Items []Value }
+
+// NewList wraps items as a list.
+func NewList(items []Value) *List { return &List{Items: items} }
