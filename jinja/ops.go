@@ -40,6 +40,8 @@ func equal(a, b Value) bool {
 	case Undefined:
 		_, ok := b.(Undefined)
 		return ok
+	case *dictView:
+		return a.equal(b)
 	}
 	return a == b
 }
@@ -174,9 +176,10 @@ func iterate(v Value) ([]Value, error) {
 		}
 		v.consumed = true
 		return v.items, nil
+	case *dictView:
+		return v.items(), nil
 	case Undefined:
 		return nil, nil
-	case *LoopInfo, *Namespace:
 	}
 	return nil, typeError("'%s' object is not iterable", typeName(v))
 }
@@ -202,6 +205,8 @@ func length(v Value) (int, error) {
 		return len(v), nil
 	case *Dict:
 		return v.Len(), nil
+	case *dictView:
+		return v.d.Len(), nil
 	case Undefined:
 		return 0, nil
 	}
@@ -215,9 +220,6 @@ func contains(haystack, needle Value) (bool, error) {
 		hs, _ := isString(h)
 		n, ok := isString(needle)
 		if !ok {
-			if u, isU := needle.(Undefined); isU {
-				return false, undefinedError(u.Hint)
-			}
 			return false, typeError("'in <string>' requires string as left operand, not %s", typeName(needle))
 		}
 		return strings.Contains(hs, n), nil
@@ -227,8 +229,11 @@ func contains(haystack, needle Value) (bool, error) {
 		}
 		_, ok := h.Get(needle)
 		return ok, nil
+	case *dictView:
+		return h.contains(needle)
 	case Undefined:
-		return false, undefinedError(h.Hint)
+		// Undefined has no __contains__, so Python iterates it: nothing is in it.
+		return false, nil
 	}
 	items, err := iterate(haystack)
 	if err != nil {

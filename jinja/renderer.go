@@ -1,14 +1,23 @@
 package jinja
 
 import (
+	"strings"
 	"time"
 )
 
 // renderer holds the state of one Render call. Compiled templates are shared
 // between goroutines; everything mutable lives here.
 type renderer struct {
-	limits Limits
-	now    func() time.Time
+	limits   Limits
+	now      func() time.Time
+	deadline time.Time // zero: no timeout
+
+	root *scope
+	out  *strings.Builder // where output goes now; swapped to capture blocks
+
+	written    int // bytes written to any builder, for MaxOutputBytes
+	iterations int // loop iterations so far, for MaxIterations
+	depth      int // macro calls and recursive loops in progress, for MaxDepth
 }
 
 // fail is the error a use of u raises.
@@ -39,9 +48,9 @@ func unsafeAttr(obj Value, name string) Undefined {
 }
 
 // mutatingMethods are the attributes ImmutableSandboxedEnvironment forbids,
-// by Python type. list.pop is not among them, as in Jinja2.
+// by Python type (jinja2.sandbox._mutable_spec).
 var mutatingMethods = map[string]map[string]bool{
-	"list": {"append": true, "reverse": true, "insert": true, "sort": true, "extend": true, "remove": true},
+	"list": {"append": true, "clear": true, "pop": true, "reverse": true, "insert": true, "sort": true, "extend": true, "remove": true},
 	"dict": {"clear": true, "pop": true, "popitem": true, "setdefault": true, "update": true},
 }
 
@@ -98,9 +107,15 @@ func (r *renderer) attribute(obj Value, name string) (Value, bool, error) {
 		return o.attr(name)
 	}
 	if f, ok := methodOf(obj, name); ok {
-		return f, true, nil
+		return &boundMethod{name: name, owner: typeName(obj), fn: f}, true, nil
 	}
 	return nil, false, nil
+}
+
+// boundMethod is a method of a str, list or dict taken as a value (d.items).
+type boundMethod struct {
+	name, owner string
+	fn          Func
 }
 
 // item returns obj[key] when obj has that item. Python raises TypeError or

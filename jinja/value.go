@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Value is any value a template can hold. The dynamic types follow Python:
@@ -203,13 +204,15 @@ func typeName(v Value) string {
 		return "dict"
 	case *Generator:
 		return "generator"
+	case *dictView:
+		return v.typeName()
 	case Undefined:
 		return "Undefined"
 	case *Namespace:
 		return "Namespace"
 	case *Macro:
 		return "Macro"
-	case Func:
+	case Func, *boundMethod:
 		return "builtin_function_or_method"
 	case *LoopInfo:
 		return "LoopContext"
@@ -243,6 +246,8 @@ func truthy(v Value) bool {
 		return len(v) > 0
 	case *Dict:
 		return v.Len() > 0
+	case *dictView:
+		return v.d.Len() > 0
 	case Undefined:
 		return false
 	}
@@ -334,6 +339,8 @@ func writeRepr(b *strings.Builder, v Value) {
 		b.WriteByte('}')
 	case Undefined:
 		b.WriteString("Undefined")
+	case *dictView:
+		v.writeRepr(b)
 	case *Generator:
 		b.WriteString("<generator object " + v.name + " at 0x7f0000000000>")
 	case *Namespace:
@@ -342,6 +349,8 @@ func writeRepr(b *strings.Builder, v Value) {
 		b.WriteString(">")
 	case *Macro:
 		b.WriteString("<Macro '" + v.name + "'>")
+	case *boundMethod:
+		b.WriteString("<built-in method " + v.name + " of " + v.owner + " object at 0x7f0000000000>")
 	case *LoopInfo:
 		fmt.Fprintf(b, "<LoopContext %d/%d>", v.index+1, v.length())
 	default:
@@ -437,3 +446,12 @@ type List struct{ Items []Value }
 
 // NewList wraps items as a list.
 func NewList(items []Value) *List { return &List{Items: items} }
+
+// isPrintable is Python's str.isprintable for one character: what repr leaves
+// unescaped.
+func isPrintable(r rune) bool {
+	if r == ' ' {
+		return true
+	}
+	return unicode.IsPrint(r)
+}

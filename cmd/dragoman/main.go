@@ -1,0 +1,62 @@
+// Command dragoman is a gateway between coding agents and local model runtimes.
+// This file only dispatches subcommands; each lives in its own file.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// command is one subcommand: it gets its arguments and the process's streams and
+// environment, and returns the exit status.
+type command struct {
+	name, summary string
+	run           func(args []string, env *env) int
+}
+
+// env is what a subcommand may touch of the process.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+var commands = []command{
+	{"render", "render a request with a chat template, as transformers' apply_chat_template does", runRender},
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}))
+}
+
+func run(args []string, e *env) int {
+	if len(args) == 0 {
+		usage(e.stderr)
+		return 2
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		usage(e.stdout)
+		return 0
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.run(args[1:], e)
+		}
+	}
+	fmt.Fprintf(e.stderr, "dragoman: unknown command %q\n\n", args[0])
+	usage(e.stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: dragoman <command> [flags]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "commands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, `"dragoman <command> -h" describes a command's flags.`)
+}

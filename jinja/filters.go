@@ -1,0 +1,3098 @@
+package jinja
+
+import (
+	"errors"
+	"html"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The builtin filters of Jinja2 3.1, as ImmutableSandboxedEnvironment with
+// autoescape off runs them, with transformers' tojson in place of Jinja2's.
+// Each filter binds its arguments as the Python function does, so argument
+// errors carry Python's messages (which name the Python function).
+//
+// Not provided: urlize.
+// TODO: urlize, if a chat template ever needs it.
+func init() {
+	for name, f := range map[string]filterFunc{
+		"abs":            filterAbs,
+		"attr":           filterAttr,
+		"batch":          filterBatch,
+		"capitalize":     filterCapitalize,
+		"center":         filterCenter,
+		"count":          filterLength,
+		"d":              filterDefault,
+		"default":        filterDefault,
+		"dictsort":       filterDictsort,
+		"e":              filterEscape,
+		"escape":         filterEscape,
+		"filesizeformat": filterFilesizeformat,
+		"first":          filterFirst,
+		"float":          filterFloat,
+		"forceescape":    filterForceescape,
+		"format":         filterFormat,
+		"groupby":        filterGroupby,
+		"indent":         filterIndent,
+		"int":            filterInt,
+		"items":          filterItems,
+		"join":           filterJoin,
+		"last":           filterLast,
+		"length":         filterLength,
+		"list":           filterList,
+		"lower":          filterLower,
+		"map":            filterMap,
+		"max":            filterMax,
+		"min":            filterMin,
+		"pprint":         filterPprint,
+		"random":         filterRandom,
+		"reject":         filterReject,
+		"rejectattr":     filterRejectattr,
+		"replace":        filterReplace,
+		"reverse":        filterReverse,
+		"round":          filterRound,
+		"safe":           filterSafe,
+		"select":         filterSelect,
+		"selectattr":     filterSelectattr,
+		"slice":          filterSlice,
+		"sort":           filterSort,
+		"string":         filterString,
+		"striptags":      filterStriptags,
+		"sum":            filterSum,
+		"title":          filterTitle,
+		"tojson":         filterTojson,
+		"trim":           filterTrim,
+		"truncate":       filterTruncate,
+		"unique":         filterUnique,
+		"upper":          filterUpper,
+		"urlencode":      filterUrlencode,
+		"wordcount":      filterWordcount,
+		"wordwrap":       filterWordwrap,
+		"xmlattr":        filterXmlattr,
+	} {
+		builtinFilters[name] = f
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Argument binding
+
+// signature is a Python function's signature, enough to bind template
+// arguments to it and to fail with CPython's messages.
+type signature struct {
+	name     string   // the Python function, as CPython's messages name it
+	hidden   string   // a leading parameter Jinja2 passes itself (environment, context), or ""
+	params   []string // parameter names, the filtered value first
+	defaults []Value  // defaults of the last len(defaults) parameters
+}
+
+func newSig(name, hidden, params string, defaults ...Value) *signature {
+	return &signature{name: name, hidden: hidden, params: strings.Fields(params), defaults: defaults}
+}
+
+// bind returns the value and arguments in parameter order with defaults
+// filled in. Errors are checked in CPython's order: keywords, then too many
+// positionals, then missing ones.
+func (s *signature) bind(v Value, args []Value, kwargs *Dict) ([]Value, error) {
+	n := len(s.params)
+	out := make([]Value, n)
+	set := make([]bool, n)
+	out[0], set[0] = v, true
+	for i := 0; i < len(args) && i+1 < n; i++ {
+		out[i+1], set[i+1] = args[i], true
+	}
+	if kwargs != nil {
+		for i, k := range kwargs.Keys() {
+			name, _ := isString(k)
+			if name == s.hidden && name != "" {
+				return nil, typeError("%s() got multiple values for argument '%s'", s.name, name)
+			}
+			j := slices.Index(s.params, name)
+			if j < 0 {
+				return nil, typeError("%s() got an unexpected keyword argument '%s'", s.name, name)
+			}
+			if set[j] {
+				return nil, typeError("%s() got multiple values for argument '%s'", s.name, name)
+			}
+			out[j], set[j] = kwargs.Values()[i], true
+		}
+	}
+	if given := 1 + len(args); given > n {
+		total := n
+		if s.hidden != "" {
+			total, given = total+1, given+1
+		}
+		if len(s.defaults) > 0 {
+			return nil, typeError("%s() takes from %d to %d positional arguments but %d were given",
+				s.name, total-len(s.defaults), total, given)
+		}
+		plural := "s"
+		if total == 1 {
+			plural = ""
+		}
+		return nil, typeError("%s() takes %d positional argument%s but %d were given", s.name, total, plural, given)
+	}
+	firstDefault := n - len(s.defaults)
+	var missing []string
+	for j := range out {
+		switch {
+		case set[j]:
+		case j >= firstDefault:
+			out[j] = s.defaults[j-firstDefault]
+		default:
+			missing = append(missing, "'"+s.params[j]+"'")
+		}
+	}
+	if len(missing) > 0 {
+		return nil, missingArgs(s.name, missing)
+	}
+	return out, nil
+}
+
+// missingArgs is CPython's "f() missing 2 required positional arguments: 'a' and 'b'".
+func missingArgs(fn string, names []string) error {
+	var list string
+	switch len(names) {
+	case 1:
+		return typeError("%s() missing 1 required positional argument: %s", fn, names[0])
+	case 2:
+		list = names[0] + " and " + names[1]
+	default:
+		list = strings.Join(names[:len(names)-1], ", ") + ", and " + names[len(names)-1]
+	}
+	return typeError("%s() missing %d required positional arguments: %s", fn, len(names), list)
+}
+
+// bindOne checks the call of a C builtin that takes exactly one argument, as
+// abs() and len() are.
+func bindOne(fn string, args []Value, kwargs *Dict) error {
+	if kwargs != nil && kwargs.Len() > 0 {
+		return typeError("%s() takes no keyword arguments", fn)
+	}
+	if len(args) > 0 {
+		return typeError("%s() takes exactly one argument (%d given)", fn, len(args)+1)
+	}
+	return nil
+}
+
+// checkOwnKwargs fails as CPython does when a keyword argument meant for
+// **kwargs names one of fn's own parameters.
+func checkOwnKwargs(fn string, kwargs *Dict, own ...string) error {
+	if kwargs == nil {
+		return nil
+	}
+	for _, k := range kwargs.Keys() {
+		if name, _ := k.(string); slices.Contains(own, name) {
+			return typeError("%s() got multiple values for argument '%s'", fn, name)
+		}
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------------------
+// Conversions shared by the filters
+
+// toIndex is Python's operator.index: ints and bools only.
+func toIndex(v Value) (int, error) {
+	switch x := v.(type) {
+	case int:
+		return x, nil
+	case bool:
+		if x {
+			return 1, nil
+		}
+		return 0, nil
+	}
+	return 0, typeError("'%s' object cannot be interpreted as an integer", typeName(v))
+}
+
+// mapText applies f to the text of v. Markup stays Markup, as markupsafe's
+// str methods keep it; anything else goes through str() first (soft_str).
+func mapText(v Value, f func(string) string) Value {
+	if m, ok := v.(Markup); ok {
+		return Markup(f(string(m)))
+	}
+	return f(toStr(v))
+}
+
+// iterValues is iter(v) drained. Iterating a Markup yields plain str
+// characters, as str.__iter__ does for the subclass.
+func iterValues(v Value) ([]Value, error) {
+	if m, ok := v.(Markup); ok {
+		return strChars(string(m)), nil
+	}
+	return iterate(v)
+}
+
+// newGenerator wraps items as the generator the Python function name returns.
+func newGenerator(name string, items []Value) *Generator {
+	return &Generator{items: items, name: name}
+}
+
+func filterArgumentError(format string, args ...any) error {
+	return newError("FilterArgumentError", format, args...)
+}
+
+// ---------------------------------------------------------------------------
+// Escaping (markupsafe)
+
+// escapeText replaces the five characters markupsafe escapes.
+func escapeText(s string) string {
+	if !strings.ContainsAny(s, `&<>"'`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '"':
+			b.WriteString("&#34;")
+		case '\'':
+			b.WriteString("&#39;")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// escapeValue is markupsafe.escape(v): Markup is already safe, anything else
+// is turned into str (Undefined into "") and escaped. The evaluator uses it
+// for Markup + str.
+func escapeValue(v Value) Markup {
+	if m, ok := v.(Markup); ok {
+		return m
+	}
+	return Markup(escapeText(toStr(v)))
+}
+
+func filterEscape(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	if _, err := newSig("escape", "", "s").bind(v, args, kwargs); err != nil {
+		return nil, err
+	}
+	return escapeValue(v), nil
+}
+
+// forceescape escapes even Markup: str(Markup) drops the safety.
+func filterForceescape(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	if _, err := newSig("do_forceescape", "", "value").bind(v, args, kwargs); err != nil {
+		return nil, err
+	}
+	return Markup(escapeText(toStr(v))), nil
+}
+
+func filterSafe(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	if _, err := newSig("do_mark_safe", "", "value").bind(v, args, kwargs); err != nil {
+		return nil, err
+	}
+	return Markup(toStr(v)), nil
+}
+
+func filterString(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	if _, err := newSig("soft_str", "", "s").bind(v, args, kwargs); err != nil {
+		return nil, err
+	}
+	return mapText(v, func(s string) string { return s }), nil
+}
+
+// ---------------------------------------------------------------------------
+// Python's Unicode string operations
+
+// pyIsSpace is str.isspace for one character: Unicode White_Space as Python
+// defines it, which includes the separators U+001C..U+001F.
+func pyIsSpace(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\v', '\f', '\r', 0x1c, 0x1d, 0x1e, 0x1f, 0x85, 0xa0, 0x2028, 0x2029:
+		return true
+	}
+	return r > 0xff && unicode.Is(unicode.Zs, r)
+}
+
+// pyIsAlnum is str.isalnum for one character, which is what \w matches
+// (together with '_') in Python's re.
+func pyIsAlnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }
+
+func pyIsCased(r rune) bool {
+	return unicode.IsUpper(r) || unicode.IsLower(r) || unicode.IsTitle(r) ||
+		unicode.Is(unicode.Other_Lowercase, r) || unicode.Is(unicode.Other_Uppercase, r)
+}
+
+// pyIsCaseIgnorable approximates Unicode's Case_Ignorable property from the
+// general categories plus the word-internal punctuation it lists.
+func pyIsCaseIgnorable(r rune) bool {
+	switch r {
+	case '\'', '.', ':', 0xb7, 0x387, 0x55f, 0x5f4, 0x2018, 0x2019, 0x2024, 0x2027,
+		0xfe13, 0xfe52, 0xfe55, 0xff07, 0xff0e, 0xff1a:
+		return true
+	}
+	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk)
+}
+
+// pyUpper is str.upper: full case mapping, so 'ß' becomes "SS".
+func pyUpper(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		if m, ok := upperSpecial[r]; ok {
+			b.WriteString(m)
+		} else {
+			b.WriteRune(unicode.ToUpper(r))
+		}
+	}
+	return b.String()
+}
+
+// pyLower is str.lower: full case mapping ('İ' becomes "i̇") and a capital
+// sigma at the end of a word becomes 'ς'.
+func pyLower(s string) string {
+	runes := []rune(s)
+	var b strings.Builder
+	b.Grow(len(s))
+	for i, r := range runes {
+		switch r {
+		case 0x130:
+			b.WriteString("i\u0307")
+		case 0x3a3:
+			if finalSigma(runes, i) {
+				b.WriteRune('ς')
+			} else {
+				b.WriteRune('σ')
+			}
+		default:
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
+}
+
+// finalSigma reports whether the capital sigma at i ends a word: a cased letter
+// comes before it and none after it, skipping case-ignorable characters.
+func finalSigma(runes []rune, i int) bool {
+	j := i - 1
+	for j >= 0 && pyIsCaseIgnorable(runes[j]) {
+		j--
+	}
+	if j < 0 || !pyIsCased(runes[j]) {
+		return false
+	}
+	j = i + 1
+	for j < len(runes) && pyIsCaseIgnorable(runes[j]) {
+		j++
+	}
+	return j == len(runes) || !pyIsCased(runes[j])
+}
+
+// pyCapitalize is str.capitalize: the first character titlecased, the rest
+// lowercased.
+func pyCapitalize(s string) string {
+	r, size := utf8.DecodeRuneInString(s)
+	if size == 0 {
+		return s
+	}
+	first, ok := titleSpecial[r]
+	if !ok {
+		first = string(unicode.ToTitle(r))
+	}
+	// The rest is lowered with the first character still in place, so a
+	// final sigma sees what precedes it.
+	rest := []rune(pyLower(s))
+	if r == 0x130 {
+		rest = rest[2:]
+	} else {
+		rest = rest[1:]
+	}
+	return first + string(rest)
+}
+
+// pyIsLower and pyIsUpper are str.islower and str.isupper.
+func pyIsLower(s string) bool {
+	cased := false
+	for _, r := range s {
+		switch {
+		case unicode.IsUpper(r) || unicode.IsTitle(r) || unicode.Is(unicode.Other_Uppercase, r):
+			return false
+		case unicode.IsLower(r) || unicode.Is(unicode.Other_Lowercase, r):
+			cased = true
+		}
+	}
+	return cased
+}
+
+func pyIsUpper(s string) bool {
+	cased := false
+	for _, r := range s {
+		switch {
+		case unicode.IsLower(r) || unicode.IsTitle(r) || unicode.Is(unicode.Other_Lowercase, r):
+			return false
+		case unicode.IsUpper(r) || unicode.Is(unicode.Other_Uppercase, r):
+			cased = true
+		}
+	}
+	return cased
+}
+
+// pyStrip is str.strip(chars): whitespace when chars is nil.
+func pyStrip(s string, chars *string) string {
+	if chars == nil {
+		return strings.TrimFunc(s, pyIsSpace)
+	}
+	return strings.Trim(s, *chars)
+}
+
+// pySplitlines is str.splitlines(): it breaks on every line boundary Python
+// knows, "\r\n" counting as one.
+func pySplitlines(s string) []string {
+	var lines []string
+	start := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch r {
+		case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+			lines = append(lines, s[start:i])
+			i += size
+			if r == '\r' && i < len(s) && s[i] == '\n' {
+				i++
+			}
+			start = i
+			continue
+		}
+		i += size
+	}
+	if start < len(s) {
+		lines = append(lines, s[start:])
+	}
+	return lines
+}
+
+// pyIsDigits is str.isdigit() for the digits int() accepts; pyAtoi reads them.
+func pyIsDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func pyAtoi(s string) (int, bool) {
+	n := 0
+	for _, r := range s {
+		d := digitValue(r)
+		if d < 0 || n > (math.MaxInt-9)/10 {
+			return 0, false
+		}
+		n = n*10 + d
+	}
+	return n, true
+}
+
+// digitValue is the value of a decimal digit of any script. Unicode encodes
+// each script's digits as a run of ten, zero first.
+func digitValue(r rune) int {
+	if r >= '0' && r <= '9' {
+		return int(r - '0')
+	}
+	if !unicode.IsDigit(r) {
+		return -1
+	}
+	start := r
+	for unicode.IsDigit(start - 1) {
+		start--
+	}
+	return int(r-start) % 10
+}
+
+// ---------------------------------------------------------------------------
+// Attribute lookup (make_attrgetter)
+
+// attrParts splits a dotted attribute path; parts made of digits are looked
+// up as integers, as Jinja2's _prepare_attribute_parts does.
+func attrParts(attr Value) []Value {
+	if attr == nil {
+		return nil
+	}
+	s, ok := attr.(string)
+	if !ok {
+		return []Value{attr}
+	}
+	var parts []Value
+	for _, p := range strings.Split(s, ".") {
+		if n, ok := pyAtoi(p); ok && pyIsDigits(p) {
+			parts = append(parts, n)
+		} else {
+			parts = append(parts, p)
+		}
+	}
+	return parts
+}
+
+// attrGetter is Jinja2's make_attrgetter: it follows the path with sandboxed
+// getitem, replacing an undefined result by def when def is not None.
+func (r *renderer) attrGetter(attr Value, post func(Value) Value, def Value) func(Value) (Value, error) {
+	parts := attrParts(attr)
+	return func(item Value) (Value, error) {
+		for _, p := range parts {
+			var err error
+			if item, err = r.getItem(item, p); err != nil {
+				return nil, err
+			}
+			if _, undef := item.(Undefined); undef && def != nil {
+				item = def
+			}
+		}
+		if post != nil {
+			item = post(item)
+		}
+		return item, nil
+	}
+}
+
+// multiAttrGetter is make_multi_attrgetter: "a,b.c" gives a key list per item.
+func (r *renderer) multiAttrGetter(attr Value, post func(Value) Value) func(Value) (Value, error) {
+	var getters []func(Value) (Value, error)
+	if s, ok := attr.(string); ok {
+		for _, a := range strings.Split(s, ",") {
+			getters = append(getters, r.attrGetter(a, post, nil))
+		}
+	} else {
+		getters = append(getters, r.attrGetter(attr, post, nil))
+	}
+	return func(item Value) (Value, error) {
+		key := make([]Value, len(getters))
+		for i, g := range getters {
+			var err error
+			if key[i], err = g(item); err != nil {
+				return nil, err
+			}
+		}
+		return NewList(key), nil
+	}
+}
+
+// ignoreCase lowers strings (keeping Markup Markup) and leaves the rest.
+func ignoreCase(v Value) Value {
+	switch s := v.(type) {
+	case string:
+		return pyLower(s)
+	case Markup:
+		return Markup(pyLower(string(s)))
+	}
+	return v
+}
+
+func caseFolder(caseSensitive Value) func(Value) Value {
+	if truthy(caseSensitive) {
+		return nil
+	}
+	return ignoreCase
+}
+
+// sortByKeys is sorted(items, key=..., reverse=reverse) once the keys are
+// computed. Like CPython it reverses, sorts stably and reverses back, so
+// equal items keep their order either way.
+func sortByKeys(items, keys []Value, reverse bool) ([]Value, error) {
+	idx := make([]int, len(items))
+	for i := range idx {
+		idx[i] = i
+	}
+	if reverse {
+		slices.Reverse(idx)
+	}
+	err := pySort(idx, func(a, b int) (bool, error) {
+		c, err := compare("<", keys[a], keys[b])
+		return c < 0, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if reverse {
+		slices.Reverse(idx)
+	}
+	out := make([]Value, len(items))
+	for i, j := range idx {
+		out[i] = items[j]
+	}
+	return out, nil
+}
+
+// ---------------------------------------------------------------------------
+// Number filters
+
+func filterAbs(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	if err := bindOne("abs", args, kwargs); err != nil {
+		return nil, err
+	}
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return 1, nil
+		}
+		return 0, nil
+	case int:
+		if x < 0 {
+			return -x, nil
+		}
+		return x, nil
+	case float64:
+		return math.Abs(x), nil
+	}
+	return nil, typeError("bad operand type for abs(): '%s'", typeName(v))
+}
+
+// filterFloat is do_float: float(value), or the default when Python's float()
+// raises TypeError or ValueError.
+func filterFloat(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	a, err := newSig("do_float", "", "value default", 0.0).bind(v, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	if u, ok := v.(Undefined); ok {
+		return nil, u.fail()
+	}
+	if f, ok := pyFloat(v); ok {
+		return f, nil
+	}
+	return a[1], nil
+}
+
+// pyFloat is Python's float(v) for the values it accepts.
+func pyFloat(v Value) (float64, bool) {
+	switch x := v.(type) {
+	case bool, int, float64:
+		f, _ := number(x)
+		return f, true
+	case string:
+		return parsePyFloat(x)
+	case Markup:
+		return parsePyFloat(string(x))
+	}
+	return 0, false
+}
+
+// parsePyFloat reads a float literal as Python's float(str) does: surrounding
+// whitespace, '_' between digits, any script's decimal digits, inf and nan.
+func parsePyFloat(s string) (float64, bool) {
+	s = strings.TrimFunc(s, pyIsSpace)
+	body := strings.TrimLeft(s, "+-")
+	if len(s)-len(body) > 1 {
+		return 0, false
+	}
+	switch strings.ToLower(body) {
+	case "inf", "infinity":
+		return math.Inf(map[bool]int{true: -1, false: 1}[strings.HasPrefix(s, "-")]), true
+	case "nan":
+		return math.NaN(), true
+	}
+	clean, ok := cleanDigits(s, true)
+	if !ok {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(clean, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, false
+	}
+	return f, true // out of range: ±inf or 0, as Python gives
+}
+
+// cleanDigits validates a decimal literal in Python's grammar (an optional sign,
+// digits with single '_' between them, and for floats a fraction and an
+// exponent) and returns it in ASCII without underscores.
+func cleanDigits(s string, isFloat bool) (string, bool) {
+	var b strings.Builder
+	runes := []rune(s)
+	i := 0
+	if i < len(runes) && (runes[i] == '+' || runes[i] == '-') {
+		b.WriteRune(runes[i])
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(runes) {
+			if d := digitValue(runes[i]); d >= 0 {
+				b.WriteByte(byte('0' + d))
+				n++
+				i++
+			} else if runes[i] == '_' && n > 0 && i+1 < len(runes) && digitValue(runes[i+1]) >= 0 {
+				i++
+			} else {
+				break
+			}
+		}
+		return n
+	}
+	mant := digits()
+	if !isFloat {
+		return b.String(), mant > 0 && i == len(runes)
+	}
+	if i < len(runes) && runes[i] == '.' {
+		b.WriteByte('.')
+		i++
+		mant += digits()
+	}
+	if mant == 0 {
+		return "", false
+	}
+	if i < len(runes) && (runes[i] == 'e' || runes[i] == 'E') {
+		b.WriteByte('e')
+		i++
+		if i < len(runes) && (runes[i] == '+' || runes[i] == '-') {
+			b.WriteRune(runes[i])
+			i++
+		}
+		if digits() == 0 {
+			return "", false
+		}
+	}
+	return b.String(), i == len(runes)
+}
+
+// filterInt is do_int: int(value) (int(value, base) for strings), falling back
+// to int(float(value)) and then to the default, as Jinja2 does.
+func filterInt(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	a, err := newSig("do_int", "", "value default base", 0, 10).bind(v, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	if u, ok := v.(Undefined); ok {
+		return nil, u.fail()
+	}
+	switch x := v.(type) {
+	case bool, int:
+		n, _ := toIndex(x)
+		return n, nil
+	case float64:
+		if n, ok := floatToInt(x); ok {
+			return n, nil
+		}
+		return a[1], nil
+	case string, Markup:
+		s, _ := isString(x)
+		if base, ok := a[2].(int); ok {
+			if n, ok := parsePyInt(s, base); ok {
+				return n, nil
+			}
+		} else if b, isBool := a[2].(bool); isBool {
+			if n, ok := parsePyInt(s, map[bool]int{true: 1, false: 0}[b]); ok {
+				return n, nil
+			}
+		}
+		if f, ok := parsePyFloat(s); ok {
+			if n, ok := floatToInt(f); ok {
+				return n, nil
+			}
+		}
+	}
+	return a[1], nil
+}
+
+// floatToInt is int(f); NaN and infinities fail as they raise in Python.
+// Values beyond int64 saturate (Python's ints are unbounded).
+func floatToInt(f float64) (int, bool) {
+	switch {
+	case math.IsNaN(f) || math.IsInf(f, 0):
+		return 0, false
+	case f >= math.MaxInt64:
+		return math.MaxInt64, true
+	case f <= math.MinInt64:
+		return math.MinInt64, true
+	}
+	return int(f), true
+}
+
+// parsePyInt is int(s, base): base 0 infers the base from a prefix, a
+// matching 0x/0o/0b prefix is allowed, and '_' may separate digits.
+func parsePyInt(s string, base int) (int, bool) {
+	if base != 0 && (base < 2 || base > 36) {
+		return 0, false
+	}
+	s = strings.TrimFunc(s, pyIsSpace)
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	prefixed := false
+	if len(s) >= 2 && s[0] == '0' {
+		p := map[byte]int{'x': 16, 'X': 16, 'o': 8, 'O': 8, 'b': 2, 'B': 2}[s[1]]
+		if p != 0 && (base == 0 || base == p) {
+			base, s, prefixed = p, s[2:], true
+		}
+	}
+	if base == 0 {
+		base = 10
+		// Base 0 forbids leading zeros on a nonzero decimal number.
+		if strings.HasPrefix(s, "0") && strings.Trim(s, "0_") != "" {
+			return 0, false
+		}
+	}
+	if prefixed && strings.HasPrefix(s, "_") {
+		s = s[1:]
+	}
+	n := 0
+	digits := 0
+	runes := []rune(s)
+	for i, c := range runes {
+		if c == '_' {
+			if digits == 0 || i+1 == len(runes) || runes[i+1] == '_' {
+				return 0, false
+			}
+			continue
+		}
+		d := digitValue(c)
+		switch {
+		case d >= 0:
+		case c >= 'a' && c <= 'z':
+			d = int(c-'a') + 10
+		case c >= 'A' && c <= 'Z':
+			d = int(c-'A') + 10
+		}
+		if d < 0 || d >= base {
+			return 0, false
+		}
+		if n > (math.MaxInt-d)/base {
+			return 0, false // beyond int64: Python would succeed; treat as a failure
+		}
+		n = n*base + d
+		digits++
+	}
+	if digits == 0 {
+		return 0, false
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// filterRound is do_round: round(value, precision) for "common", else
+// math.ceil/floor(value * 10**precision) / 10**precision.
+func filterRound(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	a, err := newSig("do_round", "", "value precision method", 0, "common").bind(v, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	method, _ := a[2].(string)
+	if method != "common" && method != "ceil" && method != "floor" {
+		return nil, filterArgumentError("method must be common, ceil or floor")
+	}
+	if method == "common" {
+		return pyRound(v, a[1])
+	}
+	// 10**precision: an int for an int precision, a float for a float one.
+	var scale float64
+	switch p := a[1].(type) {
+	case float64:
+		scale = math.Pow(10, p)
+	case int, bool:
+		n, _ := toIndex(p)
+		scale = math.Pow(10, float64(n))
+	default:
+		return nil, typeError("unsupported operand type(s) for ** or pow(): 'int' and '%s'", typeName(a[1]))
+	}
+	x, ok := number(v)
+	if !ok {
+		switch v.(type) {
+		case Undefined:
+			return nil, v.(Undefined).fail()
+		case string, Markup, *List, Tuple: // a sequence times an int is fine; ceil() is not
+			return nil, typeError("must be real number, not %s", typeName(v))
+		}
+		return nil, typeError("unsupported operand type(s) for *: '%s' and 'int'", typeName(v))
+	}
+	if method == "ceil" {
+		return math.Ceil(x*scale) / scale, nil
+	}
+	return math.Floor(x*scale) / scale, nil
+}
+
+// pyRound is Python's round(x, ndigits): exact, ties to even. Ints stay ints,
+// floats stay floats; round(x, None) gives an int.
+func pyRound(v Value, ndigits Value) (Value, error) {
+	switch v.(type) {
+	case bool, int, float64:
+	default:
+		return nil, typeError("type %s doesn't define __round__ method", typeName(v))
+	}
+	if ndigits == nil {
+		f, _ := number(v)
+		if _, isFloat := v.(float64); !isFloat {
+			n, _ := toIndex(v)
+			return n, nil
+		}
+		rounded := roundHalfEven(f, 0)
+		n, ok := floatToInt(rounded)
+		if !ok {
+			if math.IsNaN(f) {
+				return nil, valueError("cannot convert float NaN to integer")
+			}
+			return nil, newError("OverflowError", "cannot convert float infinity to integer")
+		}
+		return n, nil
+	}
+	nd, err := toIndex(ndigits)
+	if err != nil {
+		return nil, err
+	}
+	if f, isFloat := v.(float64); isFloat {
+		return roundHalfEven(f, nd), nil
+	}
+	n, _ := toIndex(v)
+	if nd >= 0 {
+		return n, nil
+	}
+	// An int rounded to tens, hundreds...: exact, ties to even.
+	q := new(big.Rat).SetFrac(big.NewInt(int64(n)), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-nd)), nil))
+	rq := ratRoundHalfEven(q)
+	rq.Mul(rq, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-nd)), nil))
+	if !rq.IsInt64() {
+		return n, nil
+	}
+	return int(rq.Int64()), nil
+}
+
+// roundHalfEven rounds f to nd decimal places exactly, as float.__round__ does.
+func roundHalfEven(f float64, nd int) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) || f == 0 {
+		return f
+	}
+	if nd > 330 {
+		return f
+	}
+	if nd < -330 {
+		return math.Copysign(0, f)
+	}
+	scale := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs(nd))), nil))
+	x := new(big.Rat).SetFloat64(f)
+	if nd >= 0 {
+		x.Mul(x, scale)
+	} else {
+		x.Quo(x, scale)
+	}
+	n := new(big.Rat).SetInt(ratRoundHalfEven(x))
+	if nd >= 0 {
+		n.Quo(n, scale)
+	} else {
+		n.Mul(n, scale)
+	}
+	out, _ := n.Float64()
+	if out == 0 {
+		return math.Copysign(0, f)
+	}
+	return out
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// ratRoundHalfEven rounds x to the nearest integer, ties to even.
+func ratRoundHalfEven(x *big.Rat) *big.Int {
+	num, den := x.Num(), x.Denom()
+	q, m := new(big.Int).QuoRem(num, den, new(big.Int)) // truncated toward zero
+	twice := new(big.Int).Mul(new(big.Int).Abs(m), big.NewInt(2))
+	c := twice.Cmp(den)
+	if c > 0 || (c == 0 && q.Bit(0) == 1) {
+		if num.Sign() < 0 {
+			q.Sub(q, big.NewInt(1))
+		} else {
+			q.Add(q, big.NewInt(1))
+		}
+	}
+	return q
+}
+
+// filterFilesizeformat is do_filesizeformat.
+func filterFilesizeformat(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	a, err := newSig("do_filesizeformat", "", "value binary", false).bind(v, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	size, err := floatArg(v)
+	if err != nil {
+		return nil, err
+	}
+	base := 1000.0
+	prefixes := []string{"kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"}
+	if truthy(a[1]) {
+		base = 1024
+		prefixes = []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"}
+	}
+	switch {
+	case size == 1:
+		return "1 Byte", nil
+	case size < base:
+		n, _ := floatToInt(size)
+		return strconv.Itoa(n) + " Bytes", nil
+	}
+	for i, p := range prefixes {
+		// base ** (i + 2) is an exact int in Python, rounded once when divided into.
+		exact := new(big.Int).Exp(big.NewInt(int64(base)), big.NewInt(int64(i+2)), nil)
+		unit, _ := new(big.Float).SetInt(exact).Float64()
+		if size < unit || i == len(prefixes)-1 {
+			return pyFixed(base*size/unit, 1) + " " + p, nil
+		}
+	}
+	return nil, nil // not reached
+}
+
+// pyFixed is format(f, '.Nf'), with Python's names for the non-finite values.
+func pyFixed(f float64, prec int) string {
+	switch {
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(f, 'f', prec, 64)
+}
+
+// floatArg is Python's float(v) with its errors.
+func floatArg(v Value) (float64, error) {
+	if u, ok := v.(Undefined); ok {
+		return 0, u.fail()
+	}
+	if f, ok := pyFloat(v); ok {
+		return f, nil
+	}
+	if s, ok := isString(v); ok {
+		return 0, valueError("could not convert string to float: %s", repr(s))
+	}
+	return 0, typeError("float() argument must be a string or a real number, not '%s'", typeName(v))
+}
+
+// ---------------------------------------------------------------------------
+// String filters
+
+func filterUpper(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	if _, err := newSig("do_upper", "", "s").bind(v, args, kwargs); err != nil {
+		return nil, err
+	}
+	return mapText(v, pyUpper), nil
+}
+
+func filterLower(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	if _, err := newSig("do_lower", "", "s").bind(v, args, kwargs); err != nil {
+		return nil, err
+	}
+	return mapText(v, pyLower), nil
+}
+
+func filterCapitalize(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	if _, err := newSig("do_capitalize", "", "s").bind(v, args, kwargs); err != nil {
+		return nil, err
+	}
+	return mapText(v, pyCapitalize), nil
+}
+
+// filterTitle is do_title: words start after '-', whitespace and opening
+// brackets; each piece gets its first character uppercased and the rest
+// lowercased. The result is a plain str even for Markup.
+func filterTitle(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	if _, err := newSig("do_title", "", "s").bind(v, args, kwargs); err != nil {
+		return nil, err
+	}
+	isSep := func(c rune) bool { return c == '-' || c == '(' || c == '{' || c == '[' || c == '<' || pyIsSpace(c) }
+	var b strings.Builder
+	runes := []rune(toStr(v))
+	for i := 0; i < len(runes); {
+		j := i
+		sep := isSep(runes[i])
+		for j < len(runes) && isSep(runes[j]) == sep {
+			j++
+		}
+		if sep {
+			b.WriteString(string(runes[i:j]))
+		} else {
+			b.WriteString(pyUpper(string(runes[i])) + pyLower(string(runes[i+1:j])))
+		}
+		i = j
+	}
+	return b.String(), nil
+}
+
+// filterCenter is str.center(width): the extra space goes left when the
+// padding and the width are both odd, as in CPython.
+func filterCenter(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	a, err := newSig("do_center", "", "value width", 80).bind(v, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	width, err := toIndex(a[1])
+	if err != nil {
+		return nil, err
+	}
+	return mapText(v, func(s string) string {
+		n := utf8.RuneCountInString(s)
+		if width <= n {
+			return s
+		}
+		pad := width - n
+		left := pad/2 + (pad & width & 1)
+		return strings.Repeat(" ", left) + s + strings.Repeat(" ", pad-left)
+	}), nil
+}
+
+// filterTrim is str.strip(chars); Markup stays Markup.
+func filterTrim(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	a, err := newSig("do_trim", "", "value chars", nil).bind(v, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	var chars *string
+	if a[1] != nil {
+		s, ok := isString(a[1])
+		if !ok {
+			return nil, typeError("strip arg must be None or str")
+		}
+		chars = &s
+	}
+	return mapText(v, func(s string) string { return pyStrip(s, chars) }), nil
+}
+
+// filterReplace is do_replace with autoescape off: str(s).replace(str(old),
+// str(new), count), always a plain str.
+func filterReplace(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	a, err := newSig("do_replace", "eval_ctx", "s old new count", nil).bind(v, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	count := -1
+	if a[3] != nil {
+		if count, err = toIndex(a[3]); err != nil {
+			return nil, err
+		}
+	}
+	return pyReplace(toStr(v), toStr(a[1]), toStr(a[2]), count), nil
+}
+
+// pyReplace is str.replace; a negative count replaces all. An empty old
+// inserts new around every character, as in Python.
+func pyReplace(s, old, new string, count int) string {
+	if old != "" {
+		return strings.Replace(s, old, new, count)
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if count < 0 || n < count {
+			b.WriteString(new)
+			n++
+		}
+		b.WriteRune(r)
+	}
+	if count < 0 || n < count {
+		b.WriteString(new)
+	}
+	return b.String()
+}
+
+// filterIndent is do_indent (Jinja2 >= 3.0): width is a number of spaces or a
+// string; the first line and blank lines are skipped unless asked for.
+func filterIndent(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	a, err := newSig("do_indent", "", "s width first blank", 4, false, false).bind(v, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	var indention string
+	if s, ok := isString(a[1]); ok {
+		indention = s
+	} else if n, err := toIndex(a[1]); err == nil {
+		indention = strings.Repeat(" ", max(n, 0))
+	} else {
+		return nil, typeError("can't multiply sequence by non-int of type '%s'", typeName(a[1]))
+	}
+	// s += "\n" needs a str.
+	s, ok := isString(v)
+	switch x := v.(type) {
+	case Undefined:
+		return nil, x.fail()
+	case *List:
+		return nil, newError("AttributeError", "'list' object has no attribute 'splitlines'")
+	default:
+		if !ok {
+			return nil, typeError("unsupported operand type(s) for +=: '%s' and 'str'", typeName(v))
+		}
+	}
+	lines := pySplitlines(s + "\n")
+	var out string
+	if truthy(a[3]) {
+		out = strings.Join(lines, "\n"+indention)
+	} else {
+		out = lines[0]
+		rest := lines[1:]
+		for i, l := range rest {
+			if l != "" {
+				rest[i] = indention + l
+			}
+		}
+		if len(rest) > 0 {
+			out += "\n" + strings.Join(rest, "\n")
+		}
+	}
+	if truthy(a[2]) {
+		out = indention + out
+	}
+	if _, isMarkup := v.(Markup); isMarkup {
+		return Markup(out), nil
+	}
+	return out, nil
+}
+
+// filterTruncate is do_truncate with Jinja2's default leeway of 5.
+func filterTruncate(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	a, err := newSig("do_truncate", "env", "s length killwords end leeway", 255, false, "...", nil).bind(v, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := toIndex(a[1])
+	if err != nil {
+		return nil, typeError("'>=' not supported between instances of '%s' and 'int'", typeName(a[1]))
+	}
+	leeway := 5
+	if a[4] != nil {
+		if leeway, err = toIndex(a[4]); err != nil {
+			return nil, typeError("'>=' not supported between instances of '%s' and 'int'", typeName(a[4]))
+		}
+	}
+	endLen, err := length(a[3])
+	if err != nil {
+		return nil, err
+	}
+	if limit < endLen {
+		return nil, newError("AssertionError", "expected length >= %d, got %d", endLen, limit)
+	}
+	if leeway < 0 {
+		return nil, newError("AssertionError", "expected leeway >= 0, got %d", leeway)
+	}
+	n, err := length(v)
+	if err != nil {
+		return nil, err
+	}
+	if n <= limit+leeway {
+		return v, nil
+	}
+	s, ok := isString(v)
+	if !ok {
+		switch {
+		case truthy(a[2]) && (typeName(v) == "list" || typeName(v) == "tuple"): // s[:n] + end
+			return nil, typeError("can only concatenate %s (not \"%s\") to %s", typeName(v), typeName(a[3]), typeName(v))
+		case !truthy(a[2]):
+			return nil, newError("AttributeError", "'%s' object has no attribute 'rsplit'", typeName(v))
+		}
+		return nil, typeError("'%s' object is not subscriptable", typeName(v))
+	}
+	end, ok := isString(a[3])
+	if !ok {
+		return nil, typeError("can only concatenate str (not \"%s\") to str", typeName(a[3]))
+	}
+	head := string([]rune(s)[:limit-endLen])
+	if !truthy(a[2]) {
+		if i := strings.LastIndexByte(head, ' '); i >= 0 {
+			head = head[:i]
+		}
+	}
+	if _, isMarkup := v.(Markup); isMarkup {
+		return Markup(head + escapeText(end)), nil
+	}
+	return head + end, nil
+}
+
+// filterWordcount counts the matches of \w+.
+func filterWordcount(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	if _, err := newSig("do_wordcount", "", "s").bind(v, args, kwargs); err != nil {
+		return nil, err
+	}
+	n := 0
+	inWord := false
+	for _, c := range toStr(v) {
+		w := c == '_' || pyIsAlnum(c)
+		if w && !inWord {
+			n++
+		}
+		inWord = w
+	}
+	return n, nil
+}
+
+// filterStriptags is Markup(v).striptags(): comments, then tags, are removed,
+// whitespace is collapsed and entities are unescaped. The result is a str.
+func filterStriptags(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	if _, err := newSig("do_striptags", "", "value").bind(v, args, kwargs); err != nil {
+		return nil, err
+	}
+	s := toStr(v)
+	s = removeBetween(s, "<!--", "-->")
+	s = removeBetween(s, "<", ">")
+	s = strings.Join(strings.FieldsFunc(s, pyIsSpace), " ")
+	return html.UnescapeString(s), nil
+}
+
+// removeBetween repeatedly removes the first open...close span.
+func removeBetween(s, open, close string) string {
+	for {
+		start := strings.Index(s, open)
+		if start < 0 {
+			return s
+		}
+		end := strings.Index(s[start:], close)
+		if end < 0 {
+			return s
+		}
+		s = s[:start] + s[start+end+len(close):]
+	}
+}
+
+// filterUrlencode is do_urlencode: a str (or any non-iterable) is quoted with
+// '/' kept; a dict or an iterable of pairs becomes a query string.
+func filterUrlencode(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	if _, err := newSig("do_urlencode", "", "value").bind(v, args, kwargs); err != nil {
+		return nil, err
+	}
+	var pairs []Value
+	switch x := v.(type) {
+	case string, Markup:
+		return urlQuote(x, false), nil
+	case *Dict:
+		for i, k := range x.Keys() {
+			pairs = append(pairs, Tuple{k, x.Values()[i]})
+		}
+	default:
+		items, err := iterValues(v)
+		if err != nil {
+			return urlQuote(v, false), nil
+		}
+		pairs = items
+	}
+	parts := make([]string, 0, len(pairs))
+	for _, p := range pairs {
+		kv, err := unpack(p, 2)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, urlQuote(kv[0], true)+"="+urlQuote(kv[1], true))
+	}
+	return strings.Join(parts, "&"), nil
+}
+
+// urlQuote is Jinja2's url_quote: urllib's quote of the UTF-8 bytes of str(v)
+// (letters, digits and "_.-~" kept), keeping '/' unless forQS, where spaces
+// become '+'.
+func urlQuote(v Value, forQS bool) string {
+	const hex = "0123456789ABCDEF"
+	s := toStr(v)
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_.-~", c) >= 0:
+			b.WriteByte(c)
+		case c == '/' && !forQS:
+			b.WriteByte(c)
+		case c == ' ' && forQS:
+			b.WriteByte('+')
+		default:
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		}
+	}
+	return b.String()
+}
+
+// unpack is Python's "a, b = v" for n targets.
+func unpack(v Value, n int) ([]Value, error) {
+	items, err := iterValues(v)
+	if err != nil {
+		return nil, typeError("cannot unpack non-iterable %s object", typeName(v))
+	}
+	if len(items) > n {
+		return nil, valueError("too many values to unpack (expected %d)", n)
+	}
+	if len(items) < n {
+		return nil, valueError("not enough values to unpack (expected %d, got %d)", n, len(items))
+	}
+	return items, nil
+}
+
+// filterXmlattr is do_xmlattr with autoescape off: a plain str.
+func filterXmlattr(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	a, err := newSig("do_xmlattr", "eval_ctx", "d autospace", true).bind(v, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	d, ok := v.(*Dict)
+	if !ok {
+		if u, isU := v.(Undefined); isU {
+			return nil, u.fail()
+		}
+		return nil, newError("AttributeError", "'%s' object has no attribute 'items'", typeName(v))
+	}
+	var items []string
+	for i, k := range d.Keys() {
+		val := d.Values()[i]
+		if _, undef := val.(Undefined); undef || val == nil {
+			continue
+		}
+		key, ok := isString(k)
+		if !ok {
+			return nil, typeError("expected string or bytes-like object, got '%s'", typeName(k))
+		}
+		if strings.ContainsFunc(key, func(c rune) bool {
+			return strings.ContainsRune("/>= \t\n\r\f\v", c) // [\s/>=] with re.ASCII
+		}) {
+			return nil, valueError("Invalid character in attribute name: %s", repr(key))
+		}
+		items = append(items, escapeText(key)+`="`+string(escapeValue(val))+`"`)
+	}
+	out := strings.Join(items, " ")
+	if truthy(a[1]) && out != "" {
+		out = " " + out
+	}
+	return out, nil
+}
+
+// filterWordwrap is do_wordwrap: each line of the text is wrapped on its own
+// with textwrap.wrap and the pieces are joined with wrapstring.
+func filterWordwrap(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	a, err := newSig("do_wordwrap", "environment", "s width break_long_words wrapstring break_on_hyphens", 79, true, nil, true).bind(v, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	s, ok := isString(v)
+	if !ok {
+		if u, isU := v.(Undefined); isU {
+			return nil, u.fail()
+		}
+		return nil, newError("AttributeError", "'%s' object has no attribute 'splitlines'", typeName(v))
+	}
+	width, err := toIndex(a[1])
+	if err != nil {
+		return nil, typeError("'<=' not supported between instances of '%s' and 'int'", typeName(a[1]))
+	}
+	wrapstring := "\n"
+	if a[3] != nil {
+		if wrapstring, ok = isString(a[3]); !ok {
+			return nil, newError("AttributeError", "'%s' object has no attribute 'join'", typeName(a[3]))
+		}
+	}
+	tw := textWrapper{width: width, breakLongWords: truthy(a[2]), breakOnHyphens: truthy(a[4])}
+	var paras []string
+	for _, line := range pySplitlines(s) {
+		lines, err := tw.wrap(line)
+		if err != nil {
+			return nil, err
+		}
+		paras = append(paras, strings.Join(lines, wrapstring))
+	}
+	return strings.Join(paras, wrapstring), nil
+}
+
+// ---------------------------------------------------------------------------
+// Sequence filters
+
+// filterLength is len(v) (the count and length filters).
+func filterLength(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	if err := bindOne("len", args, kwargs); err != nil {
+		return nil, err
+	}
+	return length(v)
+}
+
+func filterList(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	if _, err := newSig("sync_do_list", "", "value").bind(v, args, kwargs); err != nil {
+		return nil, err
+	}
+	items, err := iterValues(v)
+	if err != nil {
+		return nil, err
+	}
+	return NewList(slices.Clone(items)), nil
+}
+
+func filterFirst(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	if _, err := newSig("sync_do_first", "environment", "seq").bind(v, args, kwargs); err != nil {
+		return nil, err
+	}
+	if g, ok := v.(*Generator); ok {
+		// next(iter(gen)) takes one item and leaves the rest.
+		if g.consumed || len(g.items) == 0 {
+			g.consumed = true
+			return Undefined{Hint: "No first item, sequence was empty."}, nil
+		}
+		first := g.items[0]
+		g.items = g.items[1:]
+		return first, nil
+	}
+	items, err := iterValues(v)
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return Undefined{Hint: "No first item, sequence was empty."}, nil
+	}
+	return items[0], nil
+}
+
+func filterLast(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	if _, err := newSig("do_last", "environment", "seq").bind(v, args, kwargs); err != nil {
+		return nil, err
+	}
+	items, err := reversedItems(v)
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return Undefined{Hint: "No last item, sequence was empty."}, nil
+	}
+	return items[0], nil
+}
+
+// reversedItems is reversed(v) drained. Sequences and dict views can be
+// reversed (anything with a length but the loop object), generators cannot.
+// A Markup reverses through its __getitem__, so unlike iteration it yields
+// Markup characters.
+func reversedItems(v Value) ([]Value, error) {
+	if m, ok := v.(Markup); ok {
+		chars := strChars(string(m))
+		for i, c := range chars {
+			chars[i] = Markup(c.(string))
+		}
+		slices.Reverse(chars)
+		return chars, nil
+	}
+	_, isLoop := v.(*LoopInfo)
+	if _, err := length(v); err != nil || isLoop {
+		return nil, typeError("'%s' object is not reversible", typeName(v))
+	}
+	items, err := iterValues(v)
+	if err != nil {
+		return nil, err
+	}
+	out := slices.Clone(items)
+	slices.Reverse(out)
+	return out, nil
+}
+
+// reverseIteratorName is the type of reversed(v), as its repr shows.
+func reverseIteratorName(v Value) string {
+	switch tn := typeName(v); {
+	case tn == "list":
+		return "list_reverseiterator"
+	case tn == "dict":
+		return "dict_reversekeyiterator"
+	case strings.HasPrefix(tn, "dict_"): // dict_keys, dict_values, dict_items
+		return "dict_reverse" + strings.TrimSuffix(tn[len("dict_"):], "s") + "iterator"
+	}
+	return "reversed"
+}
+
+// filterReverse is do_reverse: a reversed str, a reverse iterator over a
+// sequence, or for other iterables a reversed list.
+func filterReverse(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	if _, err := newSig("do_reverse", "", "value").bind(v, args, kwargs); err != nil {
+		return nil, err
+	}
+	if s, ok := isString(v); ok {
+		runes := []rune(s)
+		slices.Reverse(runes)
+		return mapText(v, func(string) string { return string(runes) }), nil
+	}
+	if items, err := reversedItems(v); err == nil {
+		return newGenerator(reverseIteratorName(v), items), nil
+	}
+	items, err := iterValues(v)
+	if err != nil {
+		return nil, filterArgumentError("argument must be iterable")
+	}
+	out := slices.Clone(items)
+	slices.Reverse(out)
+	return NewList(out), nil
+}
+
+// filterRandom is do_random: random.choice(seq). Its pick cannot match
+// Python's, but a template using it renders.
+func filterRandom(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	if _, err := newSig("do_random", "context", "seq").bind(v, args, kwargs); err != nil {
+		return nil, err
+	}
+	n, err := length(v)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return Undefined{Hint: "No random item, sequence was empty."}, nil
+	}
+	return r.getItem(v, rand.IntN(n))
+}
+
+// filterJoin is do_join with autoescape off: str(d).join(map(str, items)), a
+// plain str even when items are Markup.
+func filterJoin(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	a, err := newSig("sync_do_join", "eval_ctx", "value d attribute", "", nil).bind(v, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	items, err := iterValues(v)
+	if err != nil {
+		return nil, err
+	}
+	get := func(x Value) (Value, error) { return x, nil }
+	if a[2] != nil {
+		get = r.attrGetter(a[2], nil, nil)
+	}
+	parts := make([]string, len(items))
+	for i, it := range items {
+		x, err := get(it)
+		if err != nil {
+			return nil, err
+		}
+		parts[i] = toStr(x)
+	}
+	return strings.Join(parts, toStr(a[1])), nil
+}
+
+// filterBatch is do_batch: lists of linecount items, the last one filled up
+// with fill_with when it is given.
+func filterBatch(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	a, err := newSig("do_batch", "", "value linecount fill_with", nil).bind(v, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	items, err := iterValues(v)
+	if err != nil {
+		return nil, err
+	}
+	var out []Value
+	var tmp []Value
+	for _, it := range items {
+		if equal(len(tmp), a[1]) {
+			out = append(out, NewList(tmp))
+			tmp = nil
+		}
+		tmp = append(tmp, it)
+	}
+	if len(tmp) > 0 {
+		if a[2] != nil {
+			c, err := compare("<", len(tmp), a[1])
+			if err != nil {
+				return nil, err
+			}
+			if c < 0 {
+				// [fill_with] * (linecount - len(tmp)) needs an int.
+				n, err := toIndex(a[1])
+				if err != nil {
+					return nil, typeError("can't multiply sequence by non-int of type '%s'", typeName(a[1]))
+				}
+				for len(tmp) < n {
+					tmp = append(tmp, a[2])
+				}
+			}
+		}
+		out = append(out, NewList(tmp))
+	}
+	return newGenerator("do_batch", out), nil
+}
+
+// filterSlice is sync_do_slice: the items cut into `slices` columns, the
+// first ones one longer, the others filled with fill_with when given.
+func filterSlice(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	a, err := newSig("sync_do_slice", "", "value slices fill_with", nil).bind(v, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	items, err := iterValues(v)
+	if err != nil {
+		return nil, err
+	}
+	slices_, ok := a[1].(int)
+	if b, isBool := a[1].(bool); isBool {
+		slices_, ok = map[bool]int{true: 1, false: 0}[b], true
+	}
+	if !ok {
+		f, isFloat := a[1].(float64)
+		switch {
+		case !isFloat:
+			return nil, typeError("unsupported operand type(s) for //: 'int' and '%s'", typeName(a[1]))
+		case f == 0:
+			return nil, newError("ZeroDivisionError", "float floor division by zero")
+		}
+		return nil, typeError("'float' object cannot be interpreted as an integer")
+	}
+	if slices_ == 0 {
+		return nil, newError("ZeroDivisionError", "integer division or modulo by zero")
+	}
+	n := len(items)
+	per, extra := floorDiv(n, slices_), floorMod(n, slices_)
+	offset := 0
+	var out []Value
+	for i := 0; i < slices_; i++ {
+		start := offset + i*per
+		if i < extra {
+			offset++
+		}
+		end := offset + (i+1)*per
+		idx, _ := sliceBounds(start, end, nil, n)
+		tmp := make([]Value, 0, len(idx)+1)
+		for _, j := range idx {
+			tmp = append(tmp, items[j])
+		}
+		if a[2] != nil && i >= extra {
+			tmp = append(tmp, a[2])
+		}
+		out = append(out, NewList(tmp))
+	}
+	return newGenerator("sync_do_slice", out), nil
+}
+
+// filterItems is do_items: the (key, value) pairs of a dict.
+func filterItems(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	if _, err := newSig("do_items", "", "value").bind(v, args, kwargs); err != nil {
+		return nil, err
+	}
+	switch d := v.(type) {
+	case Undefined:
+		return newGenerator("do_items", nil), nil
+	case *Dict:
+		out := make([]Value, d.Len())
+		for i, k := range d.Keys() {
+			out[i] = Tuple{k, d.Values()[i]}
+		}
+		return newGenerator("do_items", out), nil
+	}
+	return nil, typeError("Can only get item pairs from a mapping.")
+}
+
+// filterDictsort is do_dictsort: the (key, value) pairs sorted by key or value.
+func filterDictsort(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	a, err := newSig("do_dictsort", "", "value case_sensitive by reverse", false, "key", false).bind(v, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	pos := 0
+	switch by, _ := a[2].(string); by {
+	case "key":
+	case "value":
+		pos = 1
+	default:
+		return nil, filterArgumentError(`You can only sort by either "key" or "value"`)
+	}
+	d, ok := v.(*Dict)
+	if !ok {
+		if u, isU := v.(Undefined); isU {
+			return nil, u.fail()
+		}
+		return nil, newError("AttributeError", "'%s' object has no attribute 'items'", typeName(v))
+	}
+	fold := caseFolder(a[1])
+	pairs := make([]Value, d.Len())
+	keys := make([]Value, d.Len())
+	for i, k := range d.Keys() {
+		pair := Tuple{k, d.Values()[i]}
+		pairs[i], keys[i] = pair, pair[pos]
+		if fold != nil {
+			keys[i] = fold(keys[i])
+		}
+	}
+	out, err := sortByKeys(pairs, keys, truthy(a[3]))
+	if err != nil {
+		return nil, err
+	}
+	return NewList(out), nil
+}
+
+// filterSort is do_sort.
+func filterSort(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	a, err := newSig("do_sort", "environment", "value reverse case_sensitive attribute", false, false, nil).bind(v, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	items, err := iterValues(v)
+	if err != nil {
+		return nil, err
+	}
+	keyOf := r.multiAttrGetter(a[3], caseFolder(a[2]))
+	keys := make([]Value, len(items))
+	for i, it := range items {
+		if keys[i], err = keyOf(it); err != nil {
+			return nil, err
+		}
+	}
+	out, err := sortByKeys(items, keys, truthy(a[1]))
+	if err != nil {
+		return nil, err
+	}
+	return NewList(out), nil
+}
+
+// filterUnique is sync_do_unique: first occurrences, compared case-insensitively
+// unless case_sensitive.
+func filterUnique(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	a, err := newSig("sync_do_unique", "environment", "value case_sensitive attribute", false, nil).bind(v, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	items, err := iterValues(v)
+	if err != nil {
+		return nil, err
+	}
+	keyOf := r.attrGetter(a[2], caseFolder(a[1]), nil)
+	seen := map[any]bool{}
+	var out []Value
+	for _, it := range items {
+		k, err := keyOf(it)
+		if err != nil {
+			return nil, err
+		}
+		var h any = undefinedKey{} // all Undefined values hash and compare equal
+		if _, undef := k.(Undefined); !undef {
+			if h, err = hashKey(k); err != nil {
+				return nil, err
+			}
+		}
+		if !seen[h] {
+			seen[h] = true
+			out = append(out, it)
+		}
+	}
+	return newGenerator("sync_do_unique", out), nil
+}
+
+// undefinedKey is the set key of every Undefined (Jinja2 hashes them by type).
+type undefinedKey struct{}
+
+func filterMin(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	a, err := newSig("do_min", "environment", "value case_sensitive attribute", false, nil).bind(v, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	return r.minMax(v, "<", a[1], a[2])
+}
+
+func filterMax(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	a, err := newSig("do_max", "environment", "value case_sensitive attribute", false, nil).bind(v, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	return r.minMax(v, ">", a[1], a[2])
+}
+
+// minMax is Python's min or max with a key: the first best item wins.
+func (r *renderer) minMax(v Value, op string, caseSensitive, attribute Value) (Value, error) {
+	items, err := iterValues(v)
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return Undefined{Hint: "No aggregated item, sequence was empty."}, nil
+	}
+	keyOf := r.attrGetter(attribute, caseFolder(caseSensitive), nil)
+	best := items[0]
+	bestKey, err := keyOf(best)
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range items[1:] {
+		k, err := keyOf(it)
+		if err != nil {
+			return nil, err
+		}
+		c, err := compare(op, k, bestKey)
+		if err != nil {
+			return nil, err
+		}
+		if (op == "<" && c < 0) || (op == ">" && c > 0) {
+			best, bestKey = it, k
+		}
+	}
+	return best, nil
+}
+
+// filterSum is sync_do_sum: sum(items, start), optionally of an attribute.
+func filterSum(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	a, err := newSig("sync_do_sum", "environment", "iterable attribute start", nil, 0).bind(v, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	items, err := iterValues(v)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := isString(a[2]); ok {
+		return nil, typeError("sum() can't sum strings [use ''.join(seq) instead]")
+	}
+	get := func(x Value) (Value, error) { return x, nil }
+	if a[1] != nil {
+		get = r.attrGetter(a[1], nil, nil)
+	}
+	total := a[2]
+	for _, it := range items {
+		x, err := get(it)
+		if err != nil {
+			return nil, err
+		}
+		if total, err = pyAdd(total, x); err != nil {
+			return nil, err
+		}
+	}
+	return total, nil
+}
+
+// pyAdd is Python's a + b for the values sum() meets: numbers, lists, tuples.
+func pyAdd(a, b Value) (Value, error) {
+	if u, ok := a.(Undefined); ok {
+		return nil, u.fail()
+	}
+	if u, ok := b.(Undefined); ok {
+		return nil, u.fail()
+	}
+	if isNumber(a) && isNumber(b) {
+		_, af := a.(float64)
+		_, bf := b.(float64)
+		if af || bf {
+			x, _ := number(a)
+			y, _ := number(b)
+			return x + y, nil
+		}
+		x, _ := toIndex(a)
+		y, _ := toIndex(b)
+		return x + y, nil
+	}
+	switch x := a.(type) {
+	case *List:
+		if y, ok := b.(*List); ok {
+			return NewList(append(slices.Clone(x.Items), y.Items...)), nil
+		}
+		return nil, typeError("can only concatenate list (not \"%s\") to list", typeName(b))
+	case Tuple:
+		if y, ok := b.(Tuple); ok {
+			return append(slices.Clone(x), y...), nil
+		}
+		return nil, typeError("can only concatenate tuple (not \"%s\") to tuple", typeName(b))
+	case string, Markup:
+		if y, ok := isString(b); ok {
+			if m, isM := a.(Markup); isM {
+				return m + escapeValue(y), nil
+			}
+			if m, isM := b.(Markup); isM {
+				return escapeValue(x) + m, nil
+			}
+			return x.(string) + y, nil
+		}
+		return nil, typeError("can only concatenate str (not \"%s\") to str", typeName(b))
+	}
+	return nil, typeError("unsupported operand type(s) for +: '%s' and '%s'", typeName(a), typeName(b))
+}
+
+// filterGroupby is sync_do_groupby: items sorted by the attribute and grouped
+// by equal keys, as (grouper, list) tuples. Without case_sensitive the keys
+// are compared lowercased, and the grouper is the first item's real value.
+func filterGroupby(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	a, err := newSig("sync_do_groupby", "environment", "value attribute default case_sensitive", nil, false).bind(v, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	items, err := iterValues(v)
+	if err != nil {
+		return nil, err
+	}
+	keyOf := r.attrGetter(a[1], caseFolder(a[3]), a[2])
+	keys := make([]Value, len(items))
+	for i, it := range items {
+		if keys[i], err = keyOf(it); err != nil {
+			return nil, err
+		}
+	}
+	sorted, err := sortByKeys(items, keys, false)
+	if err != nil {
+		return nil, err
+	}
+	realKey := r.attrGetter(a[1], nil, a[2])
+	var out []Value
+	var group []Value
+	var groupKey Value
+	flush := func() error {
+		if group == nil {
+			return nil
+		}
+		grouper := groupKey
+		if !truthy(a[3]) {
+			var err error
+			if grouper, err = realKey(group[0]); err != nil {
+				return err
+			}
+		}
+		out = append(out, Tuple{grouper, NewList(group)})
+		return nil
+	}
+	for _, it := range sorted {
+		k, err := keyOf(it)
+		if err != nil {
+			return nil, err
+		}
+		if group != nil && equal(k, groupKey) {
+			group = append(group, it)
+			continue
+		}
+		if err := flush(); err != nil {
+			return nil, err
+		}
+		group, groupKey = []Value{it}, k
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	return NewList(out), nil
+}
+
+// filterAttr is do_attr: the Python attribute only, never the item.
+func filterAttr(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	a, err := newSig("do_attr", "environment", "obj name").bind(v, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	name, ok := isString(a[1])
+	if !ok {
+		return nil, typeError("attribute name must be string, not '%s'", typeName(a[1]))
+	}
+	if u, isU := v.(Undefined); isU {
+		return nil, u.fail()
+	}
+	if val, ok, err := r.attribute(v, name); ok || err != nil {
+		return val, err
+	}
+	return undefinedAttr(v, name), nil
+}
+
+// filterDefault is do_default.
+func filterDefault(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	a, err := newSig("do_default", "", "value default_value boolean", "", false).bind(v, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	if _, undef := v.(Undefined); undef || (truthy(a[2]) && !truthy(v)) {
+		return a[1], nil
+	}
+	return v, nil
+}
+
+// ---------------------------------------------------------------------------
+// map, select, reject, selectattr, rejectattr
+
+// filterMap is sync_do_map: an attribute of each item, or a filter applied to it.
+func filterMap(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	if err := checkOwnKwargs("sync_do_map", kwargs, "context", "value"); err != nil {
+		return nil, err
+	}
+	if !truthy(v) {
+		return newGenerator("sync_do_map", nil), nil
+	}
+	var fn func(Value) (Value, error)
+	attr, hasAttr := Value(nil), false
+	if kwargs != nil {
+		attr, hasAttr = kwargs.GetStr("attribute")
+	}
+	switch {
+	case len(args) == 0 && hasAttr:
+		def, _ := kwargs.GetStr("default")
+		for _, k := range kwargs.Keys() {
+			if k != "attribute" && k != "default" {
+				return nil, filterArgumentError("Unexpected keyword argument %s", repr(k))
+			}
+		}
+		fn = r.attrGetter(attr, nil, def)
+	case len(args) == 0:
+		return nil, filterArgumentError("map requires a filter argument")
+	default:
+		name, rest := args[0], args[1:]
+		fn = func(item Value) (Value, error) { return filterByName(r, name, item, rest, kwargs) }
+	}
+	items, err := iterValues(v)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Value, len(items))
+	for i, it := range items {
+		if out[i], err = fn(it); err != nil {
+			return nil, err
+		}
+	}
+	return newGenerator("sync_do_map", out), nil
+}
+
+// filterByName is environment.call_filter for a filter named at run time.
+func filterByName(r *renderer, name Value, v Value, args []Value, kwargs *Dict) (Value, error) {
+	s, _ := name.(string)
+	f, ok := builtinFilters[s]
+	if !ok {
+		return nil, newError("TemplateRuntimeError", "No filter named %s.", repr(name))
+	}
+	return f(r, v, args, kwargs)
+}
+
+func filterSelect(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	if err := checkOwnKwargs("sync_do_select", kwargs, "context", "value"); err != nil {
+		return nil, err
+	}
+	return r.selectOrReject(v, args, kwargs, true, false)
+}
+
+func filterReject(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	if err := checkOwnKwargs("sync_do_reject", kwargs, "context", "value"); err != nil {
+		return nil, err
+	}
+	return r.selectOrReject(v, args, kwargs, false, false)
+}
+
+func filterSelectattr(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	if err := checkOwnKwargs("sync_do_selectattr", kwargs, "context", "value"); err != nil {
+		return nil, err
+	}
+	return r.selectOrReject(v, args, kwargs, true, true)
+}
+
+func filterRejectattr(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	if err := checkOwnKwargs("sync_do_rejectattr", kwargs, "context", "value"); err != nil {
+		return nil, err
+	}
+	return r.selectOrReject(v, args, kwargs, false, true)
+}
+
+// selectOrReject keeps the items for which the test (or truthiness, without a
+// test name) of the item, or of its attribute, is keep.
+func (r *renderer) selectOrReject(v Value, args []Value, kwargs *Dict, keep, lookupAttr bool) (Value, error) {
+	if !truthy(v) {
+		return newGenerator("select_or_reject", nil), nil
+	}
+	get := func(x Value) (Value, error) { return x, nil }
+	if lookupAttr {
+		if len(args) == 0 {
+			return nil, filterArgumentError("Missing parameter for attribute name")
+		}
+		get = r.attrGetter(args[0], nil, nil)
+		args = args[1:]
+	}
+	test := func(x Value) (bool, error) { return truthy(x), nil }
+	if len(args) > 0 {
+		name, rest := args[0], args[1:]
+		test = func(x Value) (bool, error) { return testByName(r, name, x, rest, kwargs) }
+	}
+	items, err := iterValues(v)
+	if err != nil {
+		return nil, err
+	}
+	var out []Value
+	for _, it := range items {
+		x, err := get(it)
+		if err != nil {
+			return nil, err
+		}
+		ok, err := test(x)
+		if err != nil {
+			return nil, err
+		}
+		if ok == keep {
+			out = append(out, it)
+		}
+	}
+	return newGenerator("select_or_reject", out), nil
+}
+
+// ---------------------------------------------------------------------------
+// tojson, pprint, format
+
+// filterTojson is transformers' tojson: json.dumps(x, ensure_ascii=False,
+// indent=None, separators=None, sort_keys=False), a plain str.
+func filterTojson(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	a, err := newSig("tojson", "", "x ensure_ascii indent separators sort_keys", false, nil, nil, false).bind(v, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	return toJSON(v, a[2], a[3], truthy(a[4]), truthy(a[1]))
+}
+
+// filterPprint is pprint.pformat(value).
+func filterPprint(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	if _, err := newSig("do_pprint", "", "value").bind(v, args, kwargs); err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	pformat(&b, v, 0, 0, 0)
+	return b.String(), nil
+}
+
+// filterFormat is do_format: value % args (or % kwargs), printf-style.
+func filterFormat(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
+	if err := checkOwnKwargs("do_format", kwargs, "value"); err != nil {
+		return nil, err
+	}
+	if len(args) > 0 && kwargs != nil && kwargs.Len() > 0 {
+		return nil, filterArgumentError("can't handle positional and keyword arguments at the same time")
+	}
+	var arg Value = Tuple(args)
+	if kwargs != nil && kwargs.Len() > 0 {
+		arg = kwargs
+	}
+	if m, ok := v.(Markup); ok {
+		s, err := pyPercent(string(m), arg, true)
+		return Markup(s), err
+	}
+	return pyPercent(toStr(v), arg, false)
+}
+
+// ---------------------------------------------------------------------------
+// printf-style formatting (str % args)
+
+// pyPercent is Python's format % arg. arg is a Tuple of positional values, a
+// mapping (for %(name)s) or a single value. With markup set, as for a Markup
+// format string, the text of %s, %r and %a conversions is escaped.
+func pyPercent(format string, arg Value, markup bool) (string, error) {
+	st := percentState{args: arg, arglen: -1, argidx: -2}
+	if t, ok := arg.(Tuple); ok {
+		st.arglen, st.argidx = len(t), 0
+	} else if _, isStr := isString(arg); !isStr {
+		// PyMapping_Check: anything subscriptable but a tuple or str.
+		switch arg.(type) {
+		case *Dict, *List, Undefined:
+			st.dict = arg
+		}
+	}
+	var b strings.Builder
+	runes := []rune(format)
+	for i := 0; i < len(runes); i++ {
+		if runes[i] != '%' {
+			b.WriteRune(runes[i])
+			continue
+		}
+		next, err := st.convert(&b, runes, i+1, markup)
+		if err != nil {
+			return "", err
+		}
+		i = next
+	}
+	if st.argidx < st.arglen && st.dict == nil {
+		return "", typeError("not all arguments converted during string formatting")
+	}
+	return b.String(), nil
+}
+
+type percentState struct {
+	args           Value
+	arglen, argidx int
+	dict           Value
+}
+
+// next is CPython's getnextarg: a tuple's next item, or the single argument once.
+func (st *percentState) next() (Value, error) {
+	if st.argidx >= st.arglen {
+		return nil, typeError("not enough arguments for format string")
+	}
+	st.argidx++
+	if st.arglen < 0 {
+		return st.args, nil
+	}
+	return st.args.(Tuple)[st.argidx-1], nil
+}
+
+type percentSpec struct {
+	left, plus, space, alt, zero bool
+	width, prec                  int // -1 when absent
+}
+
+// convert handles one conversion starting after its '%' at runes[i] and returns
+// the index of its last character.
+func (st *percentState) convert(b *strings.Builder, runes []rune, i int, markup bool) (int, error) {
+	incomplete := func() (int, error) { return 0, valueError("incomplete format") }
+	if i >= len(runes) {
+		return incomplete()
+	}
+	if runes[i] == '%' {
+		b.WriteByte('%')
+		return i, nil
+	}
+	if runes[i] == '(' {
+		if st.dict == nil {
+			return 0, typeError("format requires a mapping")
+		}
+		depth, start := 1, i+1
+		for i++; i < len(runes) && depth > 0; i++ {
+			if runes[i] == '(' {
+				depth++
+			} else if runes[i] == ')' {
+				depth--
+			}
+		}
+		if depth > 0 {
+			return 0, valueError("incomplete format key")
+		}
+		v, err := pctSubscript(st.dict, string(runes[start:i-1]))
+		if err != nil {
+			return 0, err
+		}
+		st.args, st.arglen, st.argidx = v, -1, -2
+	}
+	spec := percentSpec{width: -1, prec: -1}
+flags:
+	for ; i < len(runes); i++ {
+		switch runes[i] {
+		case '-':
+			spec.left = true
+		case '+':
+			spec.plus = true
+		case ' ':
+			spec.space = true
+		case '#':
+			spec.alt = true
+		case '0':
+			spec.zero = true
+		default:
+			break flags
+		}
+	}
+	num := func() (int, error) {
+		if i < len(runes) && runes[i] == '*' {
+			i++
+			v, err := st.next()
+			if err != nil {
+				return 0, err
+			}
+			n, ok := v.(int)
+			if !ok {
+				return 0, typeError("* wants int")
+			}
+			return n, nil
+		}
+		n := -1
+		for i < len(runes) && runes[i] >= '0' && runes[i] <= '9' {
+			n = max(n, 0)*10 + int(runes[i]-'0')
+			i++
+		}
+		return n, nil
+	}
+	var err error
+	if spec.width, err = num(); err != nil {
+		return 0, err
+	}
+	if spec.width < -1 || (spec.width < 0 && i > 0 && runes[i-1] == '*') {
+		spec.left, spec.width = true, -spec.width
+	}
+	if i < len(runes) && runes[i] == '.' {
+		i++
+		if spec.prec, err = num(); err != nil {
+			return 0, err
+		}
+		spec.prec = max(spec.prec, 0)
+	}
+	for i < len(runes) && (runes[i] == 'h' || runes[i] == 'l' || runes[i] == 'L') {
+		i++
+	}
+	if i >= len(runes) {
+		return incomplete()
+	}
+	c := runes[i]
+	v, err := st.next()
+	if err != nil {
+		return 0, err
+	}
+	text, err := pctOne(c, v, spec, markup, i)
+	if err != nil {
+		return 0, err
+	}
+	b.WriteString(text)
+	return i, nil
+}
+
+// subscript is mapping[key] for a %(key)s conversion.
+func pctSubscript(m Value, key string) (Value, error) {
+	switch d := m.(type) {
+	case *Dict:
+		if v, ok := d.GetStr(key); ok {
+			return v, nil
+		}
+		return nil, newError("KeyError", "%s", repr(key))
+	case Undefined:
+		return nil, d.fail()
+	}
+	return nil, typeError("%s indices must be integers or slices, not str", typeName(m))
+}
+
+// formatOne formats v for the conversion character c at index pos.
+func pctOne(c rune, v Value, spec percentSpec, markup bool, pos int) (string, error) {
+	switch c {
+	case 's', 'r', 'a':
+		var s string
+		switch c {
+		case 's':
+			s = toStr(v)
+		case 'r':
+			s = repr(v)
+		default:
+			s = asciiRepr(repr(v))
+		}
+		if markup {
+			s = string(escapeValue(s))
+			if c == 's' {
+				s = string(escapeValue(v))
+			}
+		}
+		if spec.prec >= 0 {
+			if r := []rune(s); len(r) > spec.prec {
+				s = string(r[:spec.prec])
+			}
+		}
+		return pctPad(s, spec, false), nil
+	case 'd', 'i', 'u', 'x', 'X', 'o':
+		return pctInt(c, v, spec)
+	case 'e', 'E', 'f', 'F', 'g', 'G':
+		f, ok := pyFloat(v)
+		if _, isStr := isString(v); isStr || !ok {
+			if u, isU := v.(Undefined); isU {
+				return "", u.fail()
+			}
+			return "", typeError("must be real number, not %s", typeName(v))
+		}
+		return pctFloat(c, f, spec), nil
+	case 'c':
+		var s string
+		switch x := v.(type) {
+		case int, bool:
+			n, _ := toIndex(x)
+			if n < 0 || n > 0x10ffff {
+				return "", newError("OverflowError", "%%c arg not in range(0x110000)")
+			}
+			s = string(rune(n))
+		case string, Markup:
+			t, _ := isString(x)
+			if utf8.RuneCountInString(t) != 1 {
+				return "", typeError("%%c requires int or char")
+			}
+			s = t
+		default:
+			return "", typeError("%%c requires int or char")
+		}
+		return pctPad(s, spec, false), nil
+	}
+	return "", valueError("unsupported format character '%c' (0x%x) at index %d", c, c, pos)
+}
+
+// asciiRepr is ascii(): repr with non-ASCII characters escaped.
+func asciiRepr(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r < 0x80:
+			b.WriteRune(r)
+		case r < 0x100:
+			b.WriteString(`\x` + strconv.FormatInt(int64(r)|0x100, 16)[1:])
+		case r < 0x10000:
+			b.WriteString(`\u` + strconv.FormatInt(int64(r)|0x10000, 16)[1:])
+		default:
+			b.WriteString(`\U` + strconv.FormatInt(int64(r)|0x100000000, 16)[1:])
+		}
+	}
+	return b.String()
+}
+
+// pad applies width: spaces on the left (right with '-'), or zeros after the
+// sign and any 0x prefix when numeric and '0' is set.
+func pctPad(s string, spec percentSpec, numeric bool) string {
+	n := utf8.RuneCountInString(s)
+	if spec.width <= n {
+		return s
+	}
+	fill := spec.width - n
+	switch {
+	case spec.left:
+		return s + strings.Repeat(" ", fill)
+	case spec.zero && numeric:
+		head := 0
+		if head < len(s) && (s[0] == '-' || s[0] == '+' || s[0] == ' ') {
+			head++
+		}
+		if len(s) >= head+2 && s[head] == '0' && strings.IndexByte("xXo", s[head+1]) >= 0 {
+			head += 2
+		}
+		return s[:head] + strings.Repeat("0", fill) + s[head:]
+	}
+	return strings.Repeat(" ", fill) + s
+}
+
+func pctSigned(neg bool, body string, spec percentSpec) string {
+	switch {
+	case neg:
+		return "-" + body
+	case spec.plus:
+		return "+" + body
+	case spec.space:
+		return " " + body
+	}
+	return body
+}
+
+// formatInt handles %d %i %u (any real number, truncated) and %x %X %o
+// (integers only).
+func pctInt(c rune, v Value, spec percentSpec) (string, error) {
+	var n *big.Int
+	switch x := v.(type) {
+	case int:
+		n = big.NewInt(int64(x))
+	case bool:
+		i, _ := toIndex(x)
+		n = big.NewInt(int64(i))
+	case float64:
+		if c == 'x' || c == 'X' || c == 'o' {
+			return "", typeError("%%%c format: an integer is required, not float", c)
+		}
+		switch {
+		case math.IsNaN(x):
+			return "", valueError("cannot convert float NaN to integer")
+		case math.IsInf(x, 0):
+			return "", newError("OverflowError", "cannot convert float infinity to integer")
+		}
+		n, _ = new(big.Float).SetFloat64(math.Trunc(x)).Int(nil)
+	case Undefined:
+		if c == 'd' || c == 'i' || c == 'u' {
+			return "", x.fail()
+		}
+		return "", typeError("%%%c format: an integer is required, not Undefined", c)
+	default:
+		if c == 'x' || c == 'X' || c == 'o' {
+			return "", typeError("%%%c format: an integer is required, not %s", c, typeName(v))
+		}
+		return "", typeError("%%%c format: a real number is required, not %s", c, typeName(v))
+	}
+	base, prefix := 10, ""
+	switch c {
+	case 'x':
+		base, prefix = 16, "0x"
+	case 'X':
+		base, prefix = 16, "0X"
+	case 'o':
+		base, prefix = 8, "0o"
+	}
+	digits := new(big.Int).Abs(n).Text(base)
+	if c == 'X' {
+		digits = strings.ToUpper(digits)
+	}
+	if spec.prec > len(digits) {
+		digits = strings.Repeat("0", spec.prec-len(digits)) + digits
+	}
+	if spec.alt {
+		digits = prefix + digits
+	}
+	return pctPad(pctSigned(n.Sign() < 0, digits, spec), spec, true), nil
+}
+
+// formatFloatSpec handles %e %f %g and their upper-case forms as CPython does.
+func pctFloat(c rune, f float64, spec percentSpec) string {
+	prec := spec.prec
+	if prec < 0 {
+		prec = 6
+	}
+	upper := unicode.IsUpper(c)
+	lc := unicode.ToLower(c)
+	var body string
+	switch {
+	case math.IsNaN(f):
+		body = "nan"
+	case math.IsInf(f, 0):
+		body = "inf"
+	case lc == 'f':
+		body = strconv.FormatFloat(math.Abs(f), 'f', prec, 64)
+		if spec.alt && prec == 0 {
+			body += "."
+		}
+	case lc == 'e':
+		body = strconv.FormatFloat(math.Abs(f), 'e', prec, 64)
+		if spec.alt && prec == 0 {
+			body = strings.Replace(body, "e", ".e", 1)
+		}
+	default:
+		body = pctG(math.Abs(f), prec, spec.alt)
+	}
+	if upper {
+		body = strings.ToUpper(body)
+	}
+	return pctPad(pctSigned(math.Signbit(f) && !math.IsNaN(f), body, spec), spec, true)
+}
+
+// formatG is %g: exponent notation when the exponent is below -4 or at least
+// the precision, trailing zeros removed unless alt.
+func pctG(f float64, prec int, alt bool) string {
+	if prec == 0 {
+		prec = 1
+	}
+	e := strconv.FormatFloat(f, 'e', prec-1, 64)
+	exp, _ := strconv.Atoi(e[strings.IndexByte(e, 'e')+1:])
+	var s string
+	if exp < -4 || exp >= prec {
+		s = e
+	} else {
+		s = strconv.FormatFloat(f, 'f', prec-1-exp, 64)
+	}
+	if alt {
+		if !strings.Contains(s, ".") {
+			if i := strings.IndexByte(s, 'e'); i >= 0 {
+				s = s[:i] + "." + s[i:]
+			} else {
+				s += "."
+			}
+		}
+		return s
+	}
+	mant, expPart, hasExp := strings.Cut(s, "e")
+	if strings.Contains(mant, ".") {
+		mant = strings.TrimRight(strings.TrimRight(mant, "0"), ".")
+	}
+	if hasExp {
+		return mant + "e" + expPart
+	}
+	return mant
+}
+
+// ---------------------------------------------------------------------------
+// textwrap.wrap
+
+// textWrapper is Python's textwrap.TextWrapper with expand_tabs,
+// replace_whitespace and fix_sentence_endings off, as do_wordwrap uses it.
+type textWrapper struct {
+	width                          int
+	breakLongWords, breakOnHyphens bool
+}
+
+// twSpace is textwrap's whitespace: ASCII only.
+func twSpace(r rune) bool {
+	return r == ' ' || r == '\t' || r == '\n' || r == '\v' || r == '\f' || r == '\r'
+}
+
+func isWordChar(r rune) bool { return r == '_' || pyIsAlnum(r) }
+
+// isLetter is textwrap's [^\d\W]: a word character that is not a decimal digit.
+func isLetter(r rune) bool { return isWordChar(r) && !unicode.IsDigit(r) }
+
+func isWordPunct(r rune) bool { return isWordChar(r) || strings.ContainsRune(`!"'&.,?`, r) }
+
+// split cuts text into chunks as TextWrapper._split does: runs of whitespace,
+// and words, which with break_on_hyphens also end after a hyphen between
+// letters and before an em-dash ("--").
+func (tw *textWrapper) split(text string) []string {
+	t := []rune(text)
+	at := func(i int) rune {
+		if i < 0 || i >= len(t) {
+			return -1
+		}
+		return t[i]
+	}
+	// emDash reports whether two or more hyphens start at i and a word
+	// character follows them.
+	emDash := func(i int) bool {
+		j := i
+		for at(j) == '-' {
+			j++
+		}
+		return j-i >= 2 && j < len(t) && isWordChar(t[j])
+	}
+	var chunks []string
+	for i := 0; i < len(t); {
+		j := i + 1
+		switch {
+		case twSpace(t[i]):
+			for j < len(t) && twSpace(t[j]) {
+				j++
+			}
+		case !tw.breakOnHyphens:
+			for j < len(t) && !twSpace(t[j]) {
+				j++
+			}
+		case i > 0 && isWordPunct(t[i-1]) && emDash(i):
+			for at(j) == '-' {
+				j++
+			}
+		default:
+			j = tw.wordEnd(t, i, at, emDash)
+		}
+		chunks = append(chunks, string(t[i:j]))
+		i = j
+	}
+	return chunks
+}
+
+// wordEnd finds the shortest word starting at i that ends at a breakable
+// hyphen, at whitespace or the end, or before an em-dash.
+func (tw *textWrapper) wordEnd(t []rune, i int, at func(int) rune, emDash func(int) bool) int {
+	for e := i + 1; ; e++ {
+		// A hyphen after two letters (or letter-hyphen-letter), followed by
+		// a letter, an optional hyphen, and a letter.
+		if at(e) == '-' && ((isLetter(at(e-2)) && isLetter(at(e-1))) ||
+			(isLetter(at(e-3)) && at(e-2) == '-' && isLetter(at(e-1)))) &&
+			isLetter(at(e+1)) && (isLetter(at(e+2)) || (at(e+2) == '-' && isLetter(at(e+3)))) {
+			return e + 1
+		}
+		if e == len(t) || twSpace(t[e]) {
+			return e
+		}
+		if isWordPunct(at(e-1)) && emDash(e) {
+			return e
+		}
+	}
+}
+
+// wrap is TextWrapper.wrap for one paragraph.
+func (tw *textWrapper) wrap(text string) ([]string, error) {
+	if tw.width <= 0 {
+		return nil, valueError("invalid width %d (must be > 0)", tw.width)
+	}
+	blank := func(s string) bool { return strings.TrimFunc(s, pyIsSpace) == "" }
+	rlen := utf8.RuneCountInString
+	chunks := tw.split(text)
+	slices.Reverse(chunks) // a stack: the next chunk is last
+	var lines []string
+	for len(chunks) > 0 {
+		var cur []string
+		curLen := 0
+		// Whitespace at the start of a line is dropped, except at the very start.
+		if blank(chunks[len(chunks)-1]) && len(lines) > 0 {
+			chunks = chunks[:len(chunks)-1]
+		}
+		for len(chunks) > 0 {
+			l := rlen(chunks[len(chunks)-1])
+			if curLen+l > tw.width {
+				break
+			}
+			cur = append(cur, chunks[len(chunks)-1])
+			chunks = chunks[:len(chunks)-1]
+			curLen += l
+		}
+		if len(chunks) > 0 && rlen(chunks[len(chunks)-1]) > tw.width {
+			cur, chunks = tw.handleLongWord(chunks, cur, curLen)
+		}
+		if len(cur) > 0 && blank(cur[len(cur)-1]) {
+			cur = cur[:len(cur)-1]
+		}
+		if len(cur) > 0 {
+			lines = append(lines, strings.Join(cur, ""))
+		}
+	}
+	return lines, nil
+}
+
+// handleLongWord puts as much of a too-long chunk on the line as fits (up to
+// its last hyphen when breaking on hyphens), or the whole chunk on an empty
+// line when long words may not be broken.
+func (tw *textWrapper) handleLongWord(chunks, cur []string, curLen int) ([]string, []string) {
+	spaceLeft := tw.width - curLen // may be 0: then nothing more fits
+	if tw.width < 1 {
+		spaceLeft = 1
+	}
+	top := len(chunks) - 1
+	if tw.breakLongWords {
+		chunk := []rune(chunks[top])
+		end := spaceLeft
+		if tw.breakOnHyphens && len(chunk) > spaceLeft {
+			hyphen := -1
+			for k := spaceLeft - 1; k >= 0; k-- {
+				if chunk[k] == '-' {
+					hyphen = k
+					break
+				}
+			}
+			if hyphen > 0 && strings.Trim(string(chunk[:hyphen]), "-") != "" {
+				end = hyphen + 1
+			}
+		}
+		cur = append(cur, string(chunk[:end]))
+		chunks[top] = string(chunk[end:])
+	} else if len(cur) == 0 {
+		cur = append(cur, chunks[top])
+		chunks = chunks[:top]
+	}
+	return cur, chunks
+}
+
+// ---------------------------------------------------------------------------
+// pprint.pformat
+
+// pformat writes pprint.pformat(v) (width 80, indent 1, dicts sorted): the
+// repr when it fits, otherwise dicts, lists and tuples one item per line and
+// long strings cut into several literals.
+func pformat(b *strings.Builder, v Value, indent, allowance, level int) {
+	rep := safeRepr(v)
+	if utf8.RuneCountInString(rep) <= 80-indent-allowance {
+		b.WriteString(rep)
+		return
+	}
+	switch x := v.(type) {
+	case *Dict:
+		b.WriteByte('{')
+		if x.Len() > 0 {
+			keys, vals := sortedItems(x)
+			indent++
+			for i := range keys {
+				last := i == len(keys)-1
+				kr := safeRepr(keys[i])
+				b.WriteString(kr + ": ")
+				pformat(b, vals[i], indent+utf8.RuneCountInString(kr)+2, map[bool]int{true: allowance + 1, false: 1}[last], level+1)
+				if !last {
+					b.WriteString(",\n" + strings.Repeat(" ", indent))
+				}
+			}
+		}
+		b.WriteByte('}')
+	case *List:
+		b.WriteByte('[')
+		pformatItems(b, x.Items, indent, allowance+1, level+1)
+		b.WriteByte(']')
+	case Tuple:
+		end := ")"
+		if len(x) == 1 {
+			end = ",)"
+		}
+		b.WriteByte('(')
+		pformatItems(b, x, indent, allowance+len(end), level+1)
+		b.WriteString(end)
+	case string:
+		pformatStr(b, x, indent, allowance, level+1)
+	default:
+		b.WriteString(rep)
+	}
+}
+
+func pformatItems(b *strings.Builder, items []Value, indent, allowance, level int) {
+	indent++
+	for i, it := range items {
+		if i > 0 {
+			b.WriteString(",\n" + strings.Repeat(" ", indent))
+		}
+		a := 1
+		if i == len(items)-1 {
+			a = allowance
+		}
+		pformat(b, it, indent, a, level)
+	}
+}
+
+// pformatStr splits a long string into literals of at most the available
+// width, at line ends and then after whitespace, wrapped in parentheses at
+// the top level.
+func pformatStr(b *strings.Builder, s string, indent, allowance, level int) {
+	if s == "" {
+		b.WriteString(repr(s))
+		return
+	}
+	var lines []string
+	for rest := s; rest != ""; {
+		i := lineEnd(rest)
+		lines = append(lines, rest[:i])
+		rest = rest[i:]
+	}
+	if level == 1 {
+		indent++
+		allowance++
+	}
+	maxWidth := 80 - indent
+	maxWidth1 := maxWidth
+	var chunks []string
+	for i, line := range lines {
+		rep := repr(line)
+		if i == len(lines)-1 {
+			maxWidth1 -= allowance
+		}
+		if utf8.RuneCountInString(rep) <= maxWidth1 {
+			chunks = append(chunks, rep)
+			continue
+		}
+		parts := wordsAndSpaces(line)
+		maxWidth2 := maxWidth
+		current := ""
+		for j, part := range parts {
+			candidate := current + part
+			if j == len(parts)-1 && i == len(lines)-1 {
+				maxWidth2 -= allowance
+			}
+			if utf8.RuneCountInString(repr(candidate)) > maxWidth2 {
+				if current != "" {
+					chunks = append(chunks, repr(current))
+				}
+				current = part
+			} else {
+				current = candidate
+			}
+		}
+		if current != "" {
+			chunks = append(chunks, repr(current))
+		}
+	}
+	if len(chunks) == 1 {
+		b.WriteString(repr(s))
+		return
+	}
+	if level == 1 {
+		b.WriteByte('(')
+	}
+	for i, c := range chunks {
+		if i > 0 {
+			b.WriteString("\n" + strings.Repeat(" ", indent))
+		}
+		b.WriteString(c)
+	}
+	if level == 1 {
+		b.WriteByte(')')
+	}
+}
+
+// lineEnd is the length of the first line of s, its line break included
+// (str.splitlines(keepends=True)).
+func lineEnd(s string) int {
+	for i, r := range s {
+		switch r {
+		case '\r':
+			if strings.HasPrefix(s[i:], "\r\n") {
+				return i + 2
+			}
+			return i + 1
+		case '\n', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+			return i + utf8.RuneLen(r)
+		}
+	}
+	return len(s)
+}
+
+// wordsAndSpaces is re.findall(r'\S*\s*', s) without the final empty match.
+func wordsAndSpaces(s string) []string {
+	var parts []string
+	runes := []rune(s)
+	for i := 0; i < len(runes); {
+		j := i
+		for j < len(runes) && !pyIsSpace(runes[j]) {
+			j++
+		}
+		for j < len(runes) && pyIsSpace(runes[j]) {
+			j++
+		}
+		parts = append(parts, string(runes[i:j]))
+		i = j
+	}
+	return parts
+}
+
+// safeRepr is pprint's repr: dicts with sorted keys, at any depth.
+func safeRepr(v Value) string {
+	switch x := v.(type) {
+	case *Dict:
+		keys, vals := sortedItems(x)
+		parts := make([]string, len(keys))
+		for i := range keys {
+			parts[i] = safeRepr(keys[i]) + ": " + safeRepr(vals[i])
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	case *List:
+		return "[" + joinReprs(x.Items) + "]"
+	case Tuple:
+		if len(x) == 1 {
+			return "(" + safeRepr(x[0]) + ",)"
+		}
+		return "(" + joinReprs(x) + ")"
+	}
+	return repr(v)
+}
+
+func joinReprs(items []Value) string {
+	parts := make([]string, len(items))
+	for i, it := range items {
+		parts[i] = safeRepr(it)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// sortedItems orders a dict's items as pprint does: by key, and keys that
+// cannot be compared by their type's name.
+func sortedItems(d *Dict) ([]Value, []Value) {
+	idx := make([]int, d.Len())
+	for i := range idx {
+		idx[i] = i
+	}
+	keys := d.Keys()
+	_ = pySort(idx, func(a, b int) (bool, error) {
+		c, err := compare("<", keys[a], keys[b])
+		if err != nil {
+			return "<class '"+typeName(keys[a])+"'>" < "<class '"+typeName(keys[b])+"'>", nil
+		}
+		return c < 0, nil
+	})
+	ks, vs := make([]Value, len(idx)), make([]Value, len(idx))
+	for i, j := range idx {
+		ks[i], vs[i] = keys[j], d.Values()[j]
+	}
+	return ks, vs
+}
+
+// ---------------------------------------------------------------------------
+// Unicode case-mapping data
+
+// upperSpecial holds the characters whose uppercase is several characters
+// (Unicode SpecialCasing.txt, as Python's str.upper applies it).
+var upperSpecial = map[rune]string{
+	0xdf: "SS", 0x149: "\u02bcN", 0x1f0: "J\u030c", 0x390: "\u0399\u0308\u0301",
+	0x3b0: "\u03a5\u0308\u0301", 0x587: "\u0535\u0552", 0x1e96: "H\u0331", 0x1e97: "T\u0308",
+	0x1e98: "W\u030a", 0x1e99: "Y\u030a", 0x1e9a: "A\u02be", 0x1f50: "\u03a5\u0313",
+	0x1f52: "\u03a5\u0313\u0300", 0x1f54: "\u03a5\u0313\u0301", 0x1f56: "\u03a5\u0313\u0342",
+	0x1f80: "\u1f08\u0399", 0x1f81: "\u1f09\u0399", 0x1f82: "\u1f0a\u0399", 0x1f83: "\u1f0b\u0399",
+	0x1f84: "\u1f0c\u0399", 0x1f85: "\u1f0d\u0399", 0x1f86: "\u1f0e\u0399", 0x1f87: "\u1f0f\u0399",
+	0x1f88: "\u1f08\u0399", 0x1f89: "\u1f09\u0399", 0x1f8a: "\u1f0a\u0399", 0x1f8b: "\u1f0b\u0399",
+	0x1f8c: "\u1f0c\u0399", 0x1f8d: "\u1f0d\u0399", 0x1f8e: "\u1f0e\u0399", 0x1f8f: "\u1f0f\u0399",
+	0x1f90: "\u1f28\u0399", 0x1f91: "\u1f29\u0399", 0x1f92: "\u1f2a\u0399", 0x1f93: "\u1f2b\u0399",
+	0x1f94: "\u1f2c\u0399", 0x1f95: "\u1f2d\u0399", 0x1f96: "\u1f2e\u0399", 0x1f97: "\u1f2f\u0399",
+	0x1f98: "\u1f28\u0399", 0x1f99: "\u1f29\u0399", 0x1f9a: "\u1f2a\u0399", 0x1f9b: "\u1f2b\u0399",
+	0x1f9c: "\u1f2c\u0399", 0x1f9d: "\u1f2d\u0399", 0x1f9e: "\u1f2e\u0399", 0x1f9f: "\u1f2f\u0399",
+	0x1fa0: "\u1f68\u0399", 0x1fa1: "\u1f69\u0399", 0x1fa2: "\u1f6a\u0399", 0x1fa3: "\u1f6b\u0399",
+	0x1fa4: "\u1f6c\u0399", 0x1fa5: "\u1f6d\u0399", 0x1fa6: "\u1f6e\u0399", 0x1fa7: "\u1f6f\u0399",
+	0x1fa8: "\u1f68\u0399", 0x1fa9: "\u1f69\u0399", 0x1faa: "\u1f6a\u0399", 0x1fab: "\u1f6b\u0399",
+	0x1fac: "\u1f6c\u0399", 0x1fad: "\u1f6d\u0399", 0x1fae: "\u1f6e\u0399", 0x1faf: "\u1f6f\u0399",
+	0x1fb2: "\u1fba\u0399", 0x1fb3: "\u0391\u0399", 0x1fb4: "\u0386\u0399", 0x1fb6: "\u0391\u0342",
+	0x1fb7: "\u0391\u0342\u0399", 0x1fbc: "\u0391\u0399", 0x1fc2: "\u1fca\u0399",
+	0x1fc3: "\u0397\u0399", 0x1fc4: "\u0389\u0399", 0x1fc6: "\u0397\u0342",
+	0x1fc7: "\u0397\u0342\u0399", 0x1fcc: "\u0397\u0399", 0x1fd2: "\u0399\u0308\u0300",
+	0x1fd3: "\u0399\u0308\u0301", 0x1fd6: "\u0399\u0342", 0x1fd7: "\u0399\u0308\u0342",
+	0x1fe2: "\u03a5\u0308\u0300", 0x1fe3: "\u03a5\u0308\u0301", 0x1fe4: "\u03a1\u0313",
+	0x1fe6: "\u03a5\u0342", 0x1fe7: "\u03a5\u0308\u0342", 0x1ff2: "\u1ffa\u0399",
+	0x1ff3: "\u03a9\u0399", 0x1ff4: "\u038f\u0399", 0x1ff6: "\u03a9\u0342",
+	0x1ff7: "\u03a9\u0342\u0399", 0x1ffc: "\u03a9\u0399", 0xfb00: "FF", 0xfb01: "FI", 0xfb02: "FL",
+	0xfb03: "FFI", 0xfb04: "FFL", 0xfb05: "ST", 0xfb06: "ST", 0xfb13: "\u0544\u0546",
+	0xfb14: "\u0544\u0535", 0xfb15: "\u0544\u053b", 0xfb16: "\u054e\u0546", 0xfb17: "\u0544\u053d",
+}
+
+// titleSpecial is the same for titlecase, which str.capitalize uses.
+var titleSpecial = map[rune]string{
+	0xdf: "Ss", 0x149: "\u02bcN", 0x1f0: "J\u030c", 0x390: "\u0399\u0308\u0301",
+	0x3b0: "\u03a5\u0308\u0301", 0x587: "\u0535\u0582", 0x1e96: "H\u0331", 0x1e97: "T\u0308",
+	0x1e98: "W\u030a", 0x1e99: "Y\u030a", 0x1e9a: "A\u02be", 0x1f50: "\u03a5\u0313",
+	0x1f52: "\u03a5\u0313\u0300", 0x1f54: "\u03a5\u0313\u0301", 0x1f56: "\u03a5\u0313\u0342",
+	0x1fb2: "\u1fba\u0345", 0x1fb4: "\u0386\u0345", 0x1fb6: "\u0391\u0342",
+	0x1fb7: "\u0391\u0342\u0345", 0x1fc2: "\u1fca\u0345", 0x1fc4: "\u0389\u0345",
+	0x1fc6: "\u0397\u0342", 0x1fc7: "\u0397\u0342\u0345", 0x1fd2: "\u0399\u0308\u0300",
+	0x1fd3: "\u0399\u0308\u0301", 0x1fd6: "\u0399\u0342", 0x1fd7: "\u0399\u0308\u0342",
+	0x1fe2: "\u03a5\u0308\u0300", 0x1fe3: "\u03a5\u0308\u0301", 0x1fe4: "\u03a1\u0313",
+	0x1fe6: "\u03a5\u0342", 0x1fe7: "\u03a5\u0308\u0342", 0x1ff2: "\u1ffa\u0345",
+	0x1ff4: "\u038f\u0345", 0x1ff6: "\u03a9\u0342", 0x1ff7: "\u03a9\u0342\u0345", 0xfb00: "Ff",
+	0xfb01: "Fi", 0xfb02: "Fl", 0xfb03: "Ffi", 0xfb04: "Ffl", 0xfb05: "St", 0xfb06: "St",
+	0xfb13: "\u0544\u0576", 0xfb14: "\u0544\u0565", 0xfb15: "\u0544\u056b", 0xfb16: "\u054e\u0576",
+	0xfb17: "\u0544\u056d",
+}

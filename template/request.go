@@ -1,0 +1,399 @@
+// Package template finds a model's chat template (a Hugging Face folder, a GGUF
+// file, a plain file), reports conflicts between its copies, and renders a request
+// the way transformers' apply_chat_template(..., tokenize=False) does.
+package template
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dragoman-dev/dragoman/jinja"
+)
+
+// Request is one render request, in the shape ../shared/tools/oracle/render.py
+// reads:
+//
+//	{"template", "messages", "tools", "documents", "add_generation_prompt",
+//	 "bos_token", "eos_token", "special_tokens", "kwargs"}
+//
+// JSON values are kept raw and converted with jinja.FromJSON at render time, so
+// key order and the int/float distinction survive as Python's json.loads keeps them.
+// A nil RawMessage means the field was absent.
+type Request struct {
+	// Template is the request's own template text ("template"), if any; callers
+	// that take the template from elsewhere ignore it.
+	Template *string
+	Messages json.RawMessage
+	// Tools and Documents are passed to the template as None when absent or null.
+	Tools     json.RawMessage
+	Documents json.RawMessage
+	// AddGenerationPrompt is bool(req["add_generation_prompt"]) in Python terms.
+	AddGenerationPrompt bool
+	// BOSToken and EOSToken override SpecialTokens' entries when not null.
+	BOSToken json.RawMessage
+	EOSToken json.RawMessage
+	// SpecialTokens is the tokenizer's special_tokens_map; entries whose value is
+	// null are left out (the variable stays undefined).
+	SpecialTokens map[string]json.RawMessage
+	// Kwargs are extra template variables (enable_thinking, ...); they override
+	// special tokens of the same name.
+	Kwargs map[string]json.RawMessage
+
+	// Key order of SpecialTokens and Kwargs as parsed; it decides which name a
+	// collision error names, as Python's dict order does.
+	specialOrder, kwargsOrder []string
+}
+
+// ParseRequest reads a request object. Keys are matched exactly (case-sensitive),
+// and a key given twice keeps its last value, as json.loads does.
+func ParseRequest(data []byte) (Request, error) {
+	var req Request
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return req, fmt.Errorf("request: %w", err)
+	}
+	if top == nil {
+		return req, errors.New("request: not a JSON object")
+	}
+	var err error
+	if raw, ok := top["template"]; ok && !isNull(raw) {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return req, errors.New(`request: "template" must be a string`)
+		}
+		req.Template = &s
+	}
+	req.Messages = top["messages"]
+	req.Tools = top["tools"]
+	req.Documents = top["documents"]
+	req.BOSToken = top["bos_token"]
+	req.EOSToken = top["eos_token"]
+	if raw, ok := top["add_generation_prompt"]; ok {
+		if req.AddGenerationPrompt, err = pyTruthy(raw); err != nil {
+			return req, fmt.Errorf("request: add_generation_prompt: %w", err)
+		}
+	}
+	// render.py: dict(req.get("special_tokens") or {}) and req.get("kwargs") or {}:
+	// null or any falsy value means none; anything else must be an object.
+	for _, f := range []struct {
+		name  string
+		m     *map[string]json.RawMessage
+		order *[]string
+	}{{"special_tokens", &req.SpecialTokens, &req.specialOrder}, {"kwargs", &req.Kwargs, &req.kwargsOrder}} {
+		raw, ok := top[f.name]
+		if !ok {
+			continue
+		}
+		if t, err := pyTruthy(raw); err != nil {
+			return req, fmt.Errorf("request: %s: %w", f.name, err)
+		} else if !t {
+			continue
+		}
+		order, err := objectKeys(raw)
+		if err != nil {
+			return req, fmt.Errorf("request: %q must be an object", f.name)
+		}
+		if err := json.Unmarshal(raw, f.m); err != nil {
+			return req, fmt.Errorf("request: %s: %w", f.name, err)
+		}
+		*f.order = order
+	}
+	return req, nil
+}
+
+// HasTools reports whether the request's tools are not None (an empty list counts).
+func (r Request) HasTools() bool { return len(r.Tools) > 0 && !isNull(r.Tools) }
+
+// WithSpecialTokens returns a copy of r whose SpecialTokens also hold the model's
+// tokens (a Source's SpecialTokens) beneath the request's own: an entry the
+// request sets, even to null, wins; bos_token/eos_token and kwargs still override.
+func (r Request) WithSpecialTokens(model map[string]any) (Request, error) {
+	if len(model) == 0 {
+		return r, nil
+	}
+	merged := make(map[string]json.RawMessage, len(model)+len(r.SpecialTokens))
+	var order []string
+	for _, k := range sortedTokenNames(model) {
+		b, err := json.Marshal(model[k])
+		if err != nil {
+			return r, fmt.Errorf("special token %s: %w", k, err)
+		}
+		merged[k] = b
+		order = append(order, k)
+	}
+	for _, k := range r.specialKeys() {
+		if _, ok := merged[k]; !ok {
+			order = append(order, k)
+		}
+		merged[k] = r.SpecialTokens[k]
+	}
+	r.SpecialTokens, r.specialOrder = merged, order
+	return r, nil
+}
+
+// sortedTokenNames orders token names as transformers' SPECIAL_TOKENS_ATTRIBUTES,
+// then any others alphabetically.
+func sortedTokenNames(m map[string]any) []string {
+	var out []string
+	for _, a := range specialTokenAttrs {
+		if _, ok := m[a]; ok {
+			out = append(out, a)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if !slices.Contains(specialTokenAttrs, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func (r Request) specialKeys() []string { return orderedKeys(r.SpecialTokens, r.specialOrder) }
+func (r Request) kwargKeys() []string   { return orderedKeys(r.Kwargs, r.kwargsOrder) }
+
+// orderedKeys lists m's keys: first those in order (as parsed), then the rest sorted.
+func orderedKeys(m map[string]json.RawMessage, order []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, k := range order {
+		if _, ok := m[k]; ok && !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if !seen[k] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Vars builds the template variables exactly as render.py (and transformers'
+// apply_chat_template) does:
+//
+//	render(messages=..., tools=<list or None>, documents=<list or None>,
+//	       add_generation_prompt=bool(...), **{**special_tokens_map, **kwargs})
+//
+// where special_tokens_map is special_tokens with non-null bos_token/eos_token
+// laid over it and null entries dropped. A special token or kwarg named like one
+// of the four fixed arguments fails with Python's TypeError.
+func (r Request) Vars() (map[string]jinja.Value, error) {
+	if r.Messages == nil {
+		return nil, &jinja.Error{Kind: "KeyError", Message: "'messages'"}
+	}
+	vars := make(map[string]jinja.Value, 4+len(r.SpecialTokens)+len(r.Kwargs))
+	var err error
+	if vars["messages"], err = fromJSON("messages", r.Messages); err != nil {
+		return nil, err
+	}
+	if vars["tools"], err = fromJSON("tools", r.Tools); err != nil {
+		return nil, err
+	}
+	if vars["documents"], err = fromJSON("documents", r.Documents); err != nil {
+		return nil, err
+	}
+	vars["add_generation_prompt"] = r.AddGenerationPrompt
+
+	// The ** dict, in Python's insertion order.
+	special := r.SpecialTokens
+	order := r.specialKeys()
+	for _, tk := range []struct {
+		name string
+		raw  json.RawMessage
+	}{{"bos_token", r.BOSToken}, {"eos_token", r.EOSToken}} {
+		if tk.raw == nil || isNull(tk.raw) {
+			continue
+		}
+		if _, ok := special[tk.name]; !ok {
+			order = append(order, tk.name)
+		}
+		special = maps.Clone(special)
+		if special == nil {
+			special = map[string]json.RawMessage{}
+		}
+		special[tk.name] = tk.raw
+	}
+	extra := map[string]json.RawMessage{}
+	var extraOrder []string
+	for _, k := range order {
+		if v := special[k]; !isNull(v) {
+			extra[k] = v
+			extraOrder = append(extraOrder, k)
+		}
+	}
+	for _, k := range r.kwargKeys() {
+		if _, ok := extra[k]; !ok {
+			extraOrder = append(extraOrder, k)
+		}
+		extra[k] = r.Kwargs[k]
+	}
+	for _, k := range extraOrder {
+		if _, fixed := vars[k]; fixed {
+			return nil, &jinja.Error{Kind: "TypeError",
+				Message: fmt.Sprintf("jinja2.environment.Template.render() got multiple values for keyword argument '%s'", k)}
+		}
+	}
+	for _, k := range extraOrder {
+		if vars[k], err = fromJSON(k, extra[k]); err != nil {
+			return nil, err
+		}
+	}
+	return vars, nil
+}
+
+func fromJSON(name string, raw json.RawMessage) (jinja.Value, error) {
+	if raw == nil || isNull(raw) {
+		return nil, nil
+	}
+	v, err := jinja.FromJSON(raw)
+	if err != nil {
+		return nil, fmt.Errorf("request: %s: %w", name, err)
+	}
+	return v, nil
+}
+
+// Render renders req with t as render.py does. opts may be nil.
+func Render(t *jinja.Template, req Request, opts *jinja.Options) (string, error) {
+	vars, err := req.Vars()
+	if err != nil {
+		return "", err
+	}
+	return t.Render(vars, opts)
+}
+
+// pyTruthy is Python's bool() of a JSON value: null, false, 0, 0.0, "", [] and
+// {} are false; everything else is true.
+func pyTruthy(raw json.RawMessage) (bool, error) {
+	s := string(bytes.TrimSpace(raw))
+	switch {
+	case s == "":
+		return false, errors.New("empty value")
+	case s == "null", s == "false":
+		return false, nil
+	case s == "true":
+		return true, nil
+	case s[0] == '"':
+		var str string
+		if err := json.Unmarshal(raw, &str); err != nil {
+			return false, err
+		}
+		return str != "", nil
+	case s[0] == '[':
+		var l []json.RawMessage
+		if err := json.Unmarshal(raw, &l); err != nil {
+			return false, err
+		}
+		return len(l) > 0, nil
+	case s[0] == '{':
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return false, err
+		}
+		return len(m) > 0, nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return false, err
+	}
+	// A number is zero iff its mantissa has no non-zero digit (1e400 is inf: true).
+	mant, _, _ := strings.Cut(strings.ToLower(string(n)), "e")
+	return strings.ContainsAny(mant, "123456789"), nil
+}
+
+// ParseNow reads a pinned clock such as DRAGOMAN_NOW: ISO-8601 as Python's
+// datetime.fromisoformat takes it ("2026-01-15T12:00:00", a space instead of
+// "T", optional fractional seconds, optional "Z" or ±hh:mm offset, or a bare
+// date). A time without an offset is naive, as in Python: it comes back in a
+// zone with an empty name and offset 0, so that its fields print as written.
+func ParseNow(s string) (time.Time, error) {
+	naive := time.FixedZone("", 0)
+	v := strings.Replace(strings.TrimSpace(s), " ", "T", 1)
+	for _, layout := range []string{
+		"2006-01-02T15:04:05.999999999Z07:00",
+		"2006-01-02T15:04:05.999999999",
+		"2006-01-02T15:04Z07:00",
+		"2006-01-02T15:04",
+		"2006-01-02T15Z07:00",
+		"2006-01-02T15",
+		"2006-01-02",
+	} {
+		if t, err := time.ParseInLocation(layout, v, naive); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("cannot read %q as an ISO-8601 time such as 2026-01-15T12:00:00", s)
+}
+
+// NowFunc returns a clock pinned to the ISO-8601 time s, or nil (the real clock)
+// when s is empty or "real" (as ORACLE_NOW=real); suitable for jinja.Options.Now.
+func NowFunc(s string) (func() time.Time, error) {
+	if s = strings.TrimSpace(s); s == "" || s == "real" {
+		return nil, nil
+	}
+	t, err := ParseNow(s)
+	if err != nil {
+		return nil, err
+	}
+	return func() time.Time { return t }, nil
+}
+
+// Compiled caches compiled templates by their text; safe for concurrent use.
+type Compiled struct {
+	mu sync.Mutex
+	m  map[string]*jinja.Template
+}
+
+// Compile returns the compiled template for text, compiling it once.
+func (c *Compiled) Compile(text string) (*jinja.Template, error) {
+	c.mu.Lock()
+	t, ok := c.m[text]
+	c.mu.Unlock()
+	if ok {
+		return t, nil
+	}
+	t, err := jinja.Compile(text)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]*jinja.Template{}
+	}
+	c.m[text] = t
+	c.mu.Unlock()
+	return t, nil
+}
+
+// RenderSource renders req with the model's template: it selects the template as
+// transformers does (name, or "tool_use" when the request has tools, or
+// "default"), lays the model's special tokens beneath the request's, and renders.
+// cache may be nil. It returns the copy used as well as the output.
+func RenderSource(src *Source, req Request, name string, cache *Compiled, opts *jinja.Options) (string, Copy, error) {
+	c, err := src.Select(name, req.HasTools())
+	if err != nil {
+		return "", Copy{}, err
+	}
+	var t *jinja.Template
+	if cache != nil {
+		t, err = cache.Compile(c.Text)
+	} else {
+		t, err = jinja.Compile(c.Text)
+	}
+	if err != nil {
+		return "", c, err
+	}
+	req, err = req.WithSpecialTokens(src.SpecialTokens)
+	if err != nil {
+		return "", c, err
+	}
+	out, err := Render(t, req, opts)
+	return out, c, err
+}
