@@ -526,11 +526,12 @@ func binary(op string, a, b Value) (Value, error) {
 		return repeat(a, b)
 	case "%":
 		if s, ok := isString(a); ok {
-			out, err := percentFormat(s, b)
+			_, isMarkup := a.(Markup)
+			out, err := pyPercent(s, b, isMarkup)
 			if err != nil {
 				return nil, err
 			}
-			if _, isM := a.(Markup); isM {
+			if isMarkup {
 				return Markup(out), nil
 			}
 			return out, nil

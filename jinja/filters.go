@@ -1225,8 +1225,10 @@ func filterIndent(r *renderer, v Value, args []Value, kwargs *Dict) (Value, erro
 	switch x := v.(type) {
 	case Undefined:
 		return nil, x.fail()
-	case *List:
+	case *List: // list += str extends the list, which has no splitlines
 		return nil, newError("AttributeError", "'list' object has no attribute 'splitlines'")
+	case Tuple:
+		return nil, typeError("can only concatenate tuple (not \"str\") to tuple")
 	default:
 		if !ok {
 			return nil, typeError("unsupported operand type(s) for +=: '%s' and 'str'", typeName(v))
@@ -1263,49 +1265,52 @@ func filterTruncate(r *renderer, v Value, args []Value, kwargs *Dict) (Value, er
 	if err != nil {
 		return nil, err
 	}
-	limit, err := toIndex(a[1])
-	if err != nil {
-		return nil, typeError("'>=' not supported between instances of '%s' and 'int'", typeName(a[1]))
+	limit, killwords, endV, leeway := a[1], truthy(a[2]), a[3], a[4]
+	if leeway == nil {
+		leeway = 5 // policies["truncate.leeway"]
 	}
-	leeway := 5
-	if a[4] != nil {
-		if leeway, err = toIndex(a[4]); err != nil {
-			return nil, typeError("'>=' not supported between instances of '%s' and 'int'", typeName(a[4]))
-		}
-	}
-	endLen, err := length(a[3])
+	endLen, err := length(endV)
 	if err != nil {
 		return nil, err
 	}
-	if limit < endLen {
-		return nil, newError("AssertionError", "expected length >= %d, got %d", endLen, limit)
+	if ok, err := pyCmp(">=", limit, endLen); err != nil || !ok {
+		return nil, assertion(err, "expected length >= %d, got %s", endLen, toStr(limit))
 	}
-	if leeway < 0 {
-		return nil, newError("AssertionError", "expected leeway >= 0, got %d", leeway)
+	if ok, err := pyCmp(">=", leeway, 0); err != nil || !ok {
+		return nil, assertion(err, "expected leeway >= 0, got %s", toStr(leeway))
 	}
 	n, err := length(v)
 	if err != nil {
 		return nil, err
 	}
-	if n <= limit+leeway {
-		return v, nil
+	bound, err := pyAdd(limit, leeway)
+	if err != nil {
+		return nil, err
+	}
+	if short, err := pyCmp("<=", n, bound); err != nil || short {
+		return v, err
+	}
+	// s[:length - len(end)] needs an int.
+	cut, err := toIndex(limit)
+	if err != nil {
+		return nil, typeError("slice indices must be integers or None or have an __index__ method")
 	}
 	s, ok := isString(v)
 	if !ok {
 		switch {
-		case truthy(a[2]) && (typeName(v) == "list" || typeName(v) == "tuple"): // s[:n] + end
-			return nil, typeError("can only concatenate %s (not \"%s\") to %s", typeName(v), typeName(a[3]), typeName(v))
-		case !truthy(a[2]):
+		case !killwords:
 			return nil, newError("AttributeError", "'%s' object has no attribute 'rsplit'", typeName(v))
+		case typeName(v) == "list" || typeName(v) == "tuple":
+			return nil, typeError("can only concatenate %s (not \"%s\") to %s", typeName(v), typeName(endV), typeName(v))
 		}
 		return nil, typeError("'%s' object is not subscriptable", typeName(v))
 	}
-	end, ok := isString(a[3])
+	end, ok := isString(endV)
 	if !ok {
-		return nil, typeError("can only concatenate str (not \"%s\") to str", typeName(a[3]))
+		return nil, typeError("can only concatenate str (not \"%s\") to str", typeName(endV))
 	}
-	head := string([]rune(s)[:limit-endLen])
-	if !truthy(a[2]) {
+	head := string([]rune(s)[:cut-endLen])
+	if !killwords {
 		if i := strings.LastIndexByte(head, ' '); i >= 0 {
 			head = head[:i]
 		}
@@ -1314,6 +1319,32 @@ func filterTruncate(r *renderer, v Value, args []Value, kwargs *Dict) (Value, er
 		return Markup(head + escapeText(end)), nil
 	}
 	return head + end, nil
+}
+
+// pyCmp is Python's a <op> b for the ordering operators.
+func pyCmp(op string, a, b Value) (bool, error) {
+	c, err := compare(op, a, b)
+	if err != nil {
+		return false, err
+	}
+	switch op {
+	case "<":
+		return c < 0, nil
+	case "<=":
+		return c <= 0, nil
+	case ">":
+		return c > 0, nil
+	}
+	return c >= 0, nil
+}
+
+// assertion is the AssertionError of a failed assert, or err when evaluating
+// the condition failed.
+func assertion(err error, format string, args ...any) error {
+	if err != nil {
+		return err
+	}
+	return newError("AssertionError", format, args...)
 }
 
 // filterWordcount counts the matches of \w+.
@@ -1477,6 +1508,14 @@ func filterWordwrap(r *renderer, v Value, args []Value, kwargs *Dict) (Value, er
 	if err != nil {
 		return nil, err
 	}
+	// Python evaluates wrapstring.join, then s.splitlines(), then wraps.
+	wrapstring := "\n"
+	if a[3] != nil {
+		var ok bool
+		if wrapstring, ok = isString(a[3]); !ok {
+			return nil, newError("AttributeError", "'%s' object has no attribute 'join'", typeName(a[3]))
+		}
+	}
 	s, ok := isString(v)
 	if !ok {
 		if u, isU := v.(Undefined); isU {
@@ -1484,17 +1523,7 @@ func filterWordwrap(r *renderer, v Value, args []Value, kwargs *Dict) (Value, er
 		}
 		return nil, newError("AttributeError", "'%s' object has no attribute 'splitlines'", typeName(v))
 	}
-	width, err := toIndex(a[1])
-	if err != nil {
-		return nil, typeError("'<=' not supported between instances of '%s' and 'int'", typeName(a[1]))
-	}
-	wrapstring := "\n"
-	if a[3] != nil {
-		if wrapstring, ok = isString(a[3]); !ok {
-			return nil, newError("AttributeError", "'%s' object has no attribute 'join'", typeName(a[3]))
-		}
-	}
-	tw := textWrapper{width: width, breakLongWords: truthy(a[2]), breakOnHyphens: truthy(a[4])}
+	tw := textWrapper{width: a[1], breakLongWords: truthy(a[2]), breakOnHyphens: truthy(a[4])}
 	var paras []string
 	for _, line := range pySplitlines(s) {
 		lines, err := tw.wrap(line)
@@ -1812,7 +1841,11 @@ func filterDictsort(r *renderer, v Value, args []Value, kwargs *Dict) (Value, er
 			keys[i] = fold(keys[i])
 		}
 	}
-	out, err := sortByKeys(pairs, keys, truthy(a[3]))
+	reverse, err := toIndex(a[3]) // sorted() wants an int-like reverse
+	if err != nil {
+		return nil, err
+	}
+	out, err := sortByKeys(pairs, keys, reverse != 0)
 	if err != nil {
 		return nil, err
 	}
@@ -1836,7 +1869,11 @@ func filterSort(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error)
 			return nil, err
 		}
 	}
-	out, err := sortByKeys(items, keys, truthy(a[1]))
+	reverse, err := toIndex(a[1]) // sorted() wants an int-like reverse
+	if err != nil {
+		return nil, err
+	}
+	out, err := sortByKeys(items, keys, reverse != 0)
 	if err != nil {
 		return nil, err
 	}
@@ -2138,12 +2175,22 @@ func filterMap(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) 
 	return newGenerator("sync_do_map", out), nil
 }
 
+// noCallable is the error for a filter or test name that is not registered;
+// an undefined name gets Jinja2's hint about quoting.
+func noCallable(kind string, name Value) error {
+	msg := "No " + kind + " named " + repr(name) + "."
+	if u, ok := name.(Undefined); ok {
+		msg += " (" + u.fail().Message + "; did you forget to quote the callable name?)"
+	}
+	return newError("TemplateRuntimeError", "%s", msg)
+}
+
 // filterByName is environment.call_filter for a filter named at run time.
 func filterByName(r *renderer, name Value, v Value, args []Value, kwargs *Dict) (Value, error) {
 	s, _ := name.(string)
 	f, ok := builtinFilters[s]
 	if !ok {
-		return nil, newError("TemplateRuntimeError", "No filter named %s.", repr(name))
+		return nil, noCallable("filter", name)
 	}
 	return f(r, v, args, kwargs)
 }
@@ -2674,7 +2721,7 @@ func pctG(f float64, prec int, alt bool) string {
 // textWrapper is Python's textwrap.TextWrapper with expand_tabs,
 // replace_whitespace and fix_sentence_endings off, as do_wordwrap uses it.
 type textWrapper struct {
-	width                          int
+	width                          Value // an int, or a float, as Python allows
 	breakLongWords, breakOnHyphens bool
 }
 
@@ -2757,9 +2804,13 @@ func (tw *textWrapper) wordEnd(t []rune, i int, at func(int) rune, emDash func(i
 
 // wrap is TextWrapper.wrap for one paragraph.
 func (tw *textWrapper) wrap(text string) ([]string, error) {
-	if tw.width <= 0 {
-		return nil, valueError("invalid width %d (must be > 0)", tw.width)
+	if bad, err := pyCmp("<=", tw.width, 0); err != nil || bad {
+		if err != nil {
+			return nil, err
+		}
+		return nil, valueError("invalid width %s (must be > 0)", repr(tw.width))
 	}
+	width, _ := number(tw.width)
 	blank := func(s string) bool { return strings.TrimFunc(s, pyIsSpace) == "" }
 	rlen := utf8.RuneCountInString
 	chunks := tw.split(text)
@@ -2774,15 +2825,18 @@ func (tw *textWrapper) wrap(text string) ([]string, error) {
 		}
 		for len(chunks) > 0 {
 			l := rlen(chunks[len(chunks)-1])
-			if curLen+l > tw.width {
+			if float64(curLen+l) > width {
 				break
 			}
 			cur = append(cur, chunks[len(chunks)-1])
 			chunks = chunks[:len(chunks)-1]
 			curLen += l
 		}
-		if len(chunks) > 0 && rlen(chunks[len(chunks)-1]) > tw.width {
-			cur, chunks = tw.handleLongWord(chunks, cur, curLen)
+		if len(chunks) > 0 && float64(rlen(chunks[len(chunks)-1])) > width {
+			var err error
+			if cur, chunks, err = tw.handleLongWord(chunks, cur, curLen); err != nil {
+				return nil, err
+			}
 		}
 		if len(cur) > 0 && blank(cur[len(cur)-1]) {
 			cur = cur[:len(cur)-1]
@@ -2797,34 +2851,43 @@ func (tw *textWrapper) wrap(text string) ([]string, error) {
 // handleLongWord puts as much of a too-long chunk on the line as fits (up to
 // its last hyphen when breaking on hyphens), or the whole chunk on an empty
 // line when long words may not be broken.
-func (tw *textWrapper) handleLongWord(chunks, cur []string, curLen int) ([]string, []string) {
-	spaceLeft := tw.width - curLen // may be 0: then nothing more fits
-	if tw.width < 1 {
-		spaceLeft = 1
-	}
+func (tw *textWrapper) handleLongWord(chunks, cur []string, curLen int) ([]string, []string, error) {
 	top := len(chunks) - 1
-	if tw.breakLongWords {
-		chunk := []rune(chunks[top])
-		end := spaceLeft
-		if tw.breakOnHyphens && len(chunk) > spaceLeft {
-			hyphen := -1
-			for k := spaceLeft - 1; k >= 0; k-- {
-				if chunk[k] == '-' {
-					hyphen = k
-					break
-				}
-			}
-			if hyphen > 0 && strings.Trim(string(chunk[:hyphen]), "-") != "" {
-				end = hyphen + 1
+	if !tw.breakLongWords {
+		if len(cur) == 0 {
+			cur = append(cur, chunks[top])
+			chunks = chunks[:top]
+		}
+		return cur, chunks, nil
+	}
+	width, _ := number(tw.width)
+	spaceLeft := 1
+	if width >= 1 {
+		// width - cur_len; with a float width Python then fails to slice.
+		w, err := toIndex(tw.width)
+		if err != nil {
+			return nil, nil, typeError("slice indices must be integers or None or have an __index__ method")
+		}
+		spaceLeft = w - curLen // may be 0: then nothing more fits
+	}
+	chunk := []rune(chunks[top])
+	end := spaceLeft
+	if tw.breakOnHyphens && len(chunk) > spaceLeft {
+		hyphen := -1
+		for k := min(spaceLeft, len(chunk)) - 1; k >= 0; k-- {
+			if chunk[k] == '-' {
+				hyphen = k
+				break
 			}
 		}
-		cur = append(cur, string(chunk[:end]))
-		chunks[top] = string(chunk[end:])
-	} else if len(cur) == 0 {
-		cur = append(cur, chunks[top])
-		chunks = chunks[:top]
+		if hyphen > 0 && strings.Trim(string(chunk[:hyphen]), "-") != "" {
+			end = hyphen + 1
+		}
 	}
-	return cur, chunks
+	end = min(end, len(chunk))
+	cur = append(cur, string(chunk[:end]))
+	chunks[top] = string(chunk[end:])
+	return cur, chunks, nil
 }
 
 // ---------------------------------------------------------------------------

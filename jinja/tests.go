@@ -72,7 +72,7 @@ func testByName(r *renderer, name Value, v Value, args []Value, kwargs *Dict) (b
 	s, _ := name.(string)
 	def, ok := testDefs[s]
 	if !ok {
-		return false, newError("TemplateRuntimeError", "No test named %s.", repr(name))
+		return false, noCallable("test", name)
 	}
 	a, err := def.bind(v, args, kwargs)
 	if err != nil {
