@@ -235,6 +235,19 @@ func newGenerator(name string, items []Value) *Generator {
 	return &Generator{items: items, name: name}
 }
 
+// generator returns the generator made by the Python generator function
+// name, whose body computes the items. Python runs such a body only when the
+// generator is first iterated, so its errors belong there (a generator that
+// is only printed never fails). Generator cannot yet hold a pending body, so
+// for now the body runs at once; only this function has to change.
+func generator(name string, body func() ([]Value, error)) (Value, error) {
+	items, err := body()
+	if err != nil {
+		return nil, err
+	}
+	return newGenerator(name, items), nil
+}
+
 func filterArgumentError(format string, args ...any) error {
 	return newError("FilterArgumentError", format, args...)
 }
@@ -318,6 +331,10 @@ func pyIsSpace(r rune) bool {
 	}
 	return r > 0xff && unicode.Is(unicode.Zs, r)
 }
+
+// numSpace is the whitespace int() and float() strip: str.isspace without
+// the information separators U+001C..U+001F.
+func numSpace(r rune) bool { return pyIsSpace(r) && (r < 0x1c || r > 0x1f) }
 
 // pyIsAlnum is str.isalnum for one character, which is what \w matches
 // (together with '_') in Python's re.
@@ -686,7 +703,7 @@ func pyFloat(v Value) (float64, bool) {
 // parsePyFloat reads a float literal as Python's float(str) does: surrounding
 // whitespace, '_' between digits, any script's decimal digits, inf and nan.
 func parsePyFloat(s string) (float64, bool) {
-	s = strings.TrimFunc(s, pyIsSpace)
+	s = strings.TrimFunc(s, numSpace)
 	body := strings.TrimLeft(s, "+-")
 	if len(s)-len(body) > 1 {
 		return 0, false
@@ -819,7 +836,7 @@ func parsePyInt(s string, base int) (int, bool) {
 	if base != 0 && (base < 2 || base > 36) {
 		return 0, false
 	}
-	s = strings.TrimFunc(s, pyIsSpace)
+	s = strings.TrimFunc(s, numSpace)
 	neg := false
 	if s != "" && (s[0] == '+' || s[0] == '-') {
 		neg = s[0] == '-'
@@ -1217,6 +1234,8 @@ func filterIndent(r *renderer, v Value, args []Value, kwargs *Dict) (Value, erro
 		indention = s
 	} else if n, err := toIndex(a[1]); err == nil {
 		indention = strings.Repeat(" ", max(n, 0))
+	} else if u, ok := a[1].(Undefined); ok {
+		return nil, u.fail() // " " * Undefined
 	} else {
 		return nil, typeError("can't multiply sequence by non-int of type '%s'", typeName(a[1]))
 	}
@@ -1562,14 +1581,16 @@ func filterFirst(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error
 		return nil, err
 	}
 	if g, ok := v.(*Generator); ok {
-		// next(iter(gen)) takes one item and leaves the rest.
-		if g.consumed || len(g.items) == 0 {
-			g.consumed = true
+		items, err := iterate(g) // runs a pending body
+		if err != nil {
+			return nil, err
+		}
+		if len(items) == 0 {
 			return Undefined{Hint: "No first item, sequence was empty."}, nil
 		}
-		first := g.items[0]
-		g.items = g.items[1:]
-		return first, nil
+		// next(iter(gen)) takes one item and leaves the rest for later.
+		g.items, g.consumed = items[1:], false
+		return items[0], nil
 	}
 	items, err := iterValues(v)
 	if err != nil {
@@ -1706,6 +1727,10 @@ func filterBatch(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error
 	if err != nil {
 		return nil, err
 	}
+	return generator("do_batch", func() ([]Value, error) { return batch(v, a[1], a[2]) })
+}
+
+func batch(v, linecount, fill Value) ([]Value, error) {
 	items, err := iterValues(v)
 	if err != nil {
 		return nil, err
@@ -1713,32 +1738,32 @@ func filterBatch(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error
 	var out []Value
 	var tmp []Value
 	for _, it := range items {
-		if equal(len(tmp), a[1]) {
+		if equal(len(tmp), linecount) {
 			out = append(out, NewList(tmp))
 			tmp = nil
 		}
 		tmp = append(tmp, it)
 	}
 	if len(tmp) > 0 {
-		if a[2] != nil {
-			c, err := compare("<", len(tmp), a[1])
+		if fill != nil {
+			c, err := compare("<", len(tmp), linecount)
 			if err != nil {
 				return nil, err
 			}
 			if c < 0 {
 				// [fill_with] * (linecount - len(tmp)) needs an int.
-				n, err := toIndex(a[1])
+				n, err := toIndex(linecount)
 				if err != nil {
-					return nil, typeError("can't multiply sequence by non-int of type '%s'", typeName(a[1]))
+					return nil, typeError("can't multiply sequence by non-int of type '%s'", typeName(linecount))
 				}
 				for len(tmp) < n {
-					tmp = append(tmp, a[2])
+					tmp = append(tmp, fill)
 				}
 			}
 		}
 		out = append(out, NewList(tmp))
 	}
-	return newGenerator("do_batch", out), nil
+	return out, nil
 }
 
 // filterSlice is sync_do_slice: the items cut into `slices` columns, the
@@ -1748,19 +1773,26 @@ func filterSlice(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error
 	if err != nil {
 		return nil, err
 	}
+	return generator("sync_do_slice", func() ([]Value, error) { return sliceColumns(v, a[1], a[2]) })
+}
+
+func sliceColumns(v, slicesV, fill Value) ([]Value, error) {
 	items, err := iterValues(v)
 	if err != nil {
 		return nil, err
 	}
-	slices_, ok := a[1].(int)
-	if b, isBool := a[1].(bool); isBool {
+	slices_, ok := slicesV.(int)
+	if b, isBool := slicesV.(bool); isBool {
 		slices_, ok = map[bool]int{true: 1, false: 0}[b], true
 	}
 	if !ok {
-		f, isFloat := a[1].(float64)
+		if u, isU := slicesV.(Undefined); isU {
+			return nil, u.fail()
+		}
+		f, isFloat := slicesV.(float64)
 		switch {
 		case !isFloat:
-			return nil, typeError("unsupported operand type(s) for //: 'int' and '%s'", typeName(a[1]))
+			return nil, typeError("unsupported operand type(s) for //: 'int' and '%s'", typeName(slicesV))
 		case f == 0:
 			return nil, newError("ZeroDivisionError", "float floor division by zero")
 		}
@@ -1784,12 +1816,12 @@ func filterSlice(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error
 		for _, j := range idx {
 			tmp = append(tmp, items[j])
 		}
-		if a[2] != nil && i >= extra {
-			tmp = append(tmp, a[2])
+		if fill != nil && i >= extra {
+			tmp = append(tmp, fill)
 		}
 		out = append(out, NewList(tmp))
 	}
-	return newGenerator("sync_do_slice", out), nil
+	return out, nil
 }
 
 // filterItems is do_items: the (key, value) pairs of a dict.
@@ -1797,17 +1829,19 @@ func filterItems(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error
 	if _, err := newSig("do_items", "", "value").bind(v, args, kwargs); err != nil {
 		return nil, err
 	}
-	switch d := v.(type) {
-	case Undefined:
-		return newGenerator("do_items", nil), nil
-	case *Dict:
-		out := make([]Value, d.Len())
-		for i, k := range d.Keys() {
-			out[i] = Tuple{k, d.Values()[i]}
+	return generator("do_items", func() ([]Value, error) {
+		switch d := v.(type) {
+		case Undefined:
+			return nil, nil
+		case *Dict:
+			out := make([]Value, d.Len())
+			for i, k := range d.Keys() {
+				out[i] = Tuple{k, d.Values()[i]}
+			}
+			return out, nil
 		}
-		return newGenerator("do_items", out), nil
-	}
-	return nil, typeError("Can only get item pairs from a mapping.")
+		return nil, typeError("Can only get item pairs from a mapping.")
+	})
 }
 
 // filterDictsort is do_dictsort: the (key, value) pairs sorted by key or value.
@@ -1887,11 +1921,15 @@ func filterUnique(r *renderer, v Value, args []Value, kwargs *Dict) (Value, erro
 	if err != nil {
 		return nil, err
 	}
+	keyOf := r.attrGetter(a[2], caseFolder(a[1]), nil)
+	return generator("sync_do_unique", func() ([]Value, error) { return unique(v, keyOf) })
+}
+
+func unique(v Value, keyOf func(Value) (Value, error)) ([]Value, error) {
 	items, err := iterValues(v)
 	if err != nil {
 		return nil, err
 	}
-	keyOf := r.attrGetter(a[2], caseFolder(a[1]), nil)
 	seen := map[any]bool{}
 	var out []Value
 	for _, it := range items {
@@ -1910,7 +1948,7 @@ func filterUnique(r *renderer, v Value, args []Value, kwargs *Dict) (Value, erro
 			out = append(out, it)
 		}
 	}
-	return newGenerator("sync_do_unique", out), nil
+	return out, nil
 }
 
 // undefinedKey is the set key of every Undefined (Jinja2 hashes them by type).
@@ -1969,12 +2007,19 @@ func filterSum(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) 
 	if err != nil {
 		return nil, err
 	}
-	items, err := iterValues(v)
-	if err != nil {
-		return nil, err
+	// sum() takes iter(iterable) before it checks start, and only then
+	// consumes the items; a generator is iterable without running it.
+	if _, isGen := v.(*Generator); !isGen {
+		if _, err := iterValues(v); err != nil {
+			return nil, err
+		}
 	}
 	if _, ok := isString(a[2]); ok {
 		return nil, typeError("sum() can't sum strings [use ''.join(seq) instead]")
+	}
+	items, err := iterValues(v)
+	if err != nil {
+		return nil, err
 	}
 	get := func(x Value) (Value, error) { return x, nil }
 	if a[1] != nil {
@@ -2139,8 +2184,12 @@ func filterMap(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) 
 	if err := checkOwnKwargs("sync_do_map", kwargs, "context", "value"); err != nil {
 		return nil, err
 	}
+	return generator("sync_do_map", func() ([]Value, error) { return r.mapItems(v, args, kwargs) })
+}
+
+func (r *renderer) mapItems(v Value, args []Value, kwargs *Dict) ([]Value, error) {
 	if !truthy(v) {
-		return newGenerator("sync_do_map", nil), nil
+		return nil, nil
 	}
 	var fn func(Value) (Value, error)
 	attr, hasAttr := Value(nil), false
@@ -2172,7 +2221,7 @@ func filterMap(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) 
 			return nil, err
 		}
 	}
-	return newGenerator("sync_do_map", out), nil
+	return out, nil
 }
 
 // noCallable is the error for a filter or test name that is not registered;
@@ -2226,8 +2275,12 @@ func filterRejectattr(r *renderer, v Value, args []Value, kwargs *Dict) (Value, 
 // selectOrReject keeps the items for which the test (or truthiness, without a
 // test name) of the item, or of its attribute, is keep.
 func (r *renderer) selectOrReject(v Value, args []Value, kwargs *Dict, keep, lookupAttr bool) (Value, error) {
+	return generator("select_or_reject", func() ([]Value, error) { return r.selectItems(v, args, kwargs, keep, lookupAttr) })
+}
+
+func (r *renderer) selectItems(v Value, args []Value, kwargs *Dict, keep, lookupAttr bool) ([]Value, error) {
 	if !truthy(v) {
-		return newGenerator("select_or_reject", nil), nil
+		return nil, nil
 	}
 	get := func(x Value) (Value, error) { return x, nil }
 	if lookupAttr {
@@ -2260,7 +2313,7 @@ func (r *renderer) selectOrReject(v Value, args []Value, kwargs *Dict, keep, loo
 			out = append(out, it)
 		}
 	}
-	return newGenerator("select_or_reject", out), nil
+	return out, nil
 }
 
 // ---------------------------------------------------------------------------

@@ -63,20 +63,12 @@ func methodOf(obj Value, name string) (Func, bool) {
 		return f, true
 	}
 	if name[0] == '_' && hasPrivateAttr(obj, name) {
-		tn := methodTypeName(obj)
+		tn := typeName(obj)
 		return func(*renderer, []Value, *Dict) (Value, error) {
 			return nil, securityError("access to attribute %s of %s object is unsafe.", repr(name), repr(tn))
 		}, true
 	}
 	return nil, false
-}
-
-// methodTypeName is typeName, knowing the dict views this file adds.
-func methodTypeName(v Value) string {
-	if dv, ok := v.(*dictView); ok {
-		return dv.typeName()
-	}
-	return typeName(v)
 }
 
 // ---------------------------------------------------------------------------
@@ -293,10 +285,15 @@ func sliceArg(v Value, def int) (int, error) {
 	return 0, typeError("slice indices must be integers or None or have an __index__ method")
 }
 
-// methodIterate is iter(v) drained, knowing the dict views this file adds.
+// methodIterate is iter(v) drained, as a method sees it: iterating a Markup
+// yields plain str characters (str.__iter__ is not overridden), which
+// Markup.join then escapes.
 func methodIterate(v Value) ([]Value, error) {
-	if dv, ok := v.(*dictView); ok {
-		return dv.items(), nil
+	switch x := v.(type) {
+	case *dictView:
+		return x.items(), nil
+	case Markup:
+		return strChars(string(x)), nil
 	}
 	return iterate(v)
 }
@@ -564,24 +561,23 @@ func mustStr(v Value) (string, error) {
 }
 
 // runeIndex returns the first (or last) index of sub in hay[start:end], or -1.
+// The search runs on the UTF-8 text (strings.Index is fast); a match there is
+// a match of code points, and its byte offset converts back to an index.
 func runeIndex(hay, sub []rune, start, end int, last bool) int {
 	if start > len(hay) || end-start < len(sub) {
 		return -1
 	}
+	text, needle := string(hay[start:end]), string(sub)
+	var i int
 	if last {
-		for i := end - len(sub); i >= start; i-- {
-			if runesAt(hay, sub, i) {
-				return i
-			}
-		}
+		i = strings.LastIndex(text, needle)
+	} else {
+		i = strings.Index(text, needle)
+	}
+	if i < 0 {
 		return -1
 	}
-	for i := start; i+len(sub) <= end; i++ {
-		if runesAt(hay, sub, i) {
-			return i
-		}
-	}
-	return -1
+	return start + utf8.RuneCountInString(text[:i])
 }
 
 func runesAt(hay, sub []rune, i int) bool {
@@ -607,16 +603,10 @@ func strCount(c strRecv, _ *renderer, args []Value, kwargs *Dict) (Value, error)
 	if len(sub) == 0 {
 		return end - start + 1, nil
 	}
-	count := 0
-	for i := start; i+len(sub) <= end; {
-		if runesAt(hay, sub, i) {
-			count++
-			i += len(sub)
-		} else {
-			i++
-		}
+	if end-start < len(sub) {
+		return 0, nil
 	}
-	return count, nil
+	return strings.Count(string(hay[start:end]), string(sub)), nil
 }
 
 func findMethod(name string) strImpl {
@@ -1129,7 +1119,7 @@ func strTranslate(c strRecv, r *renderer, args []Value, kwargs *Dict) (Value, er
 		case Undefined:
 			return nil, t.fail()
 		default:
-			return nil, typeError("'%s' object is not subscriptable", methodTypeName(table))
+			return nil, typeError("'%s' object is not subscriptable", typeName(table))
 		}
 		if !found {
 			b.WriteRune(ch)
@@ -1886,7 +1876,7 @@ func (f *strFormatter) keyword(key string) (Value, error) {
 	case Undefined:
 		return nil, m.fail()
 	}
-	return nil, typeError("'%s' object is not subscriptable", methodTypeName(f.mapping))
+	return nil, typeError("'%s' object is not subscriptable", typeName(f.mapping))
 }
 
 // formatField is Formatter.format_field: format(obj, spec), escaped for Markup.
@@ -1959,12 +1949,7 @@ func formatSpec(v Value, spec string) (string, error) {
 		return formatFloatSpec(x, spec, "float")
 	}
 	if spec != "" {
-		return "", typeError("unsupported format string passed to %s.__format__", methodTypeName(v))
-	}
-	if dv, ok := v.(*dictView); ok {
-		var b strings.Builder
-		dv.writeRepr(&b)
-		return b.String(), nil
+		return "", typeError("unsupported format string passed to %s.__format__", typeName(v))
 	}
 	return toStr(v), nil
 }
@@ -2890,7 +2875,7 @@ func hasPrivateAttr(obj Value, name string) bool {
 		_, ok := o.attrs.GetStr(name)
 		return ok
 	}
-	return privateAttrs[methodTypeName(obj)][name]
+	return privateAttrs[typeName(obj)][name]
 }
 
 // ---------------------------------------------------------------------------

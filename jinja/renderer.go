@@ -106,6 +106,9 @@ func (r *renderer) attribute(obj Value, name string) (Value, bool, error) {
 	case *Cycler:
 		return o.attr(name)
 	}
+	if v, ok := numberAttr(obj, name); ok {
+		return v, true, nil
+	}
 	if f, ok := methodOf(obj, name); ok {
 		return &boundMethod{name: name, owner: typeName(obj), fn: f}, true, nil
 	}

@@ -185,7 +185,7 @@ func testUndefined(r *renderer, a []Value) (bool, error) {
 // testFilter and testTest look the name up in the registries; an unhashable
 // value fails as a dict lookup does.
 func testFilter(r *renderer, a []Value) (bool, error) {
-	if _, err := hashKey(a[0]); err != nil && !isUndefined(a[0]) {
+	if err := checkHashable(a[0]); err != nil {
 		return false, err
 	}
 	s, ok := a[0].(string)
@@ -194,7 +194,7 @@ func testFilter(r *renderer, a []Value) (bool, error) {
 }
 
 func testTest(r *renderer, a []Value) (bool, error) {
-	if _, err := hashKey(a[0]); err != nil && !isUndefined(a[0]) {
+	if err := checkHashable(a[0]); err != nil {
 		return false, err
 	}
 	s, ok := a[0].(string)
@@ -202,9 +202,20 @@ func testTest(r *renderer, a []Value) (bool, error) {
 	return ok && found, nil
 }
 
-func isUndefined(v Value) bool {
-	_, ok := v.(Undefined)
-	return ok
+// checkHashable fails for the values Python cannot hash: lists, dicts and
+// tuples holding them. Every other object hashes, by identity if nothing else.
+func checkHashable(v Value) error {
+	switch x := v.(type) {
+	case *List, *Dict:
+		return typeError("unhashable type: '%s'", typeName(v))
+	case Tuple:
+		for _, e := range x {
+			if err := checkHashable(e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func testNone(r *renderer, a []Value) (bool, error) { return a[0] == nil, nil }
@@ -266,11 +277,12 @@ func testIterable(r *renderer, a []Value) (bool, error) {
 	return err == nil, nil
 }
 
-// testCallable is callable(): functions, macros, the loop (for recursive
-// loops), joiners, and Undefined, whose __call__ raises.
+// testCallable is callable(): functions and bound methods, macros, the loop
+// (for recursive loops), joiners, and Undefined, whose __call__ raises. It
+// must agree with what renderer.call accepts.
 func testCallable(r *renderer, a []Value) (bool, error) {
 	switch a[0].(type) {
-	case Func, *Macro, *LoopInfo, *Joiner, Undefined:
+	case Func, *boundMethod, *Macro, *LoopInfo, *Joiner, Undefined:
 		return true, nil
 	}
 	return false, nil

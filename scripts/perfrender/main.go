@@ -1,0 +1,513 @@
+// Command perfrender times Dragoman's render of every corpus pair against the
+// Python reference renderer (scripts/perf_oracle.py, one Python process) in the
+// same run, and writes the comparison as the "## Render" section of
+// docs/PERFORMANCE.md.
+//
+//	go run ./scripts/perfrender -out docs/PERFORMANCE.md
+//
+// Both sides are timed the same way, one pair at a time: templates are compiled
+// once beforehand, one warm-up render, a batch size calibrated so that a batch
+// takes at least mintime/rounds, then `rounds` batches; the pair's figure is the
+// median batch mean. Our render is template.Render (request → template variables
+// → jinja render), the oracle's is render.render(req) from render.py.
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/dragoman-dev/dragoman/jinja"
+	"github.com/dragoman-dev/dragoman/template"
+)
+
+const goal = 20.0 // required speed-up over Python at the median
+
+type pair struct {
+	name     string // <template>__<scenario>
+	tmpl     string
+	tpl      *jinja.Template
+	req      template.Request
+	want     string
+	wantErr  bool
+	compErr  error
+	goNs     float64
+	goIters  int
+	allocs   float64 // per render
+	bytes    float64 // per render
+	match    bool
+	pyNs     float64
+	pyIters  int
+	pyRaised bool
+}
+
+type oracleResult struct {
+	Python     string  `json:"python"`
+	Jinja2     string  `json:"jinja2"`
+	MarkupSafe string  `json:"markupsafe"`
+	MinTime    float64 `json:"mintime_s"`
+	Rounds     int     `json:"rounds"`
+	Pairs      map[string]struct {
+		Ns    float64 `json:"ns"`
+		Iters int     `json:"iters"`
+		Error bool    `json:"error"`
+	} `json:"pairs"`
+}
+
+func main() {
+	log := func(format string, a ...any) { fmt.Fprintf(os.Stderr, format+"\n", a...) }
+	shared := os.Getenv("DRAGOMAN_SHARED")
+	if shared == "" {
+		shared = filepath.Join("..", "shared")
+	}
+	corpus := flag.String("corpus", filepath.Join(shared, "corpus"), "corpus directory (default $DRAGOMAN_SHARED/corpus or ../shared/corpus)")
+	oracle := flag.String("oracle", "", "directory holding render.py (default <corpus>/../tools/oracle)")
+	out := flag.String("out", "", "markdown file whose \"## Render\" section is (re)written; empty: print the section")
+	minTime := flag.Duration("mintime", 20*time.Millisecond, "timed renders per pair, on each side")
+	rounds := flag.Int("rounds", 5, "batches per pair; the median batch mean is kept")
+	python := flag.String("python", "python3", "Python interpreter for scripts/perf_oracle.py")
+	only := flag.String("only", "", "time only pairs whose name contains this (for quick looks)")
+	rawOut := flag.String("json", "", "also write the per-pair figures as JSON to this file")
+	flag.Parse()
+	if *rounds < 1 {
+		*rounds = 1
+	}
+	if *oracle == "" {
+		*oracle = filepath.Join(filepath.Dir(filepath.Clean(*corpus)), "tools", "oracle")
+	}
+
+	pairs, err := load(*corpus, *only)
+	if err != nil {
+		log("perfrender: %v", err)
+		os.Exit(1)
+	}
+	if len(pairs) == 0 {
+		log("perfrender: no pairs in %s", *corpus)
+		os.Exit(1)
+	}
+	load1, _ := os.ReadFile("/proc/loadavg")
+	started := time.Now()
+
+	// Our side first, then Python: never both at once on a 2-core machine.
+	now, _ := template.NowFunc("2026-01-15T12:00:00")
+	opts := &jinja.Options{Now: now}
+	for i, p := range pairs {
+		timeGo(p, opts, *minTime, *rounds)
+		fmt.Fprintf(os.Stderr, "\r  go: %d/%d pairs", i+1, len(pairs))
+	}
+	fmt.Fprintln(os.Stderr)
+
+	script := filepath.Join("scripts", "perf_oracle.py")
+	if _, err := os.Stat(script); err != nil {
+		log("perfrender: run from the repository root (%v)", err)
+		os.Exit(1)
+	}
+	cmd := exec.Command(*python, script, "--corpus", *corpus, "--oracle", *oracle,
+		"--mintime", fmt.Sprint(minTime.Seconds()), "--rounds", fmt.Sprint(*rounds), "--only", *only)
+	cmd.Stderr = os.Stderr
+	pyOut, err := cmd.Output()
+	if err != nil {
+		log("perfrender: %s: %v", script, err)
+		os.Exit(1)
+	}
+	var or oracleResult
+	if err := json.Unmarshal(pyOut, &or); err != nil {
+		log("perfrender: reading %s output: %v", script, err)
+		os.Exit(1)
+	}
+	for _, p := range pairs {
+		r, ok := or.Pairs[p.name]
+		if !ok {
+			log("perfrender: oracle did not time %s", p.name)
+			os.Exit(1)
+		}
+		p.pyNs, p.pyIters, p.pyRaised = r.Ns, r.Iters, r.Error
+	}
+	elapsed := time.Since(started)
+
+	section := report(pairs, &or, env{
+		started: started, elapsed: elapsed, load: strings.Join(strings.Fields(string(load1))[:min(3, len(strings.Fields(string(load1))))], " "),
+		minTime: *minTime, rounds: *rounds, only: *only,
+	})
+	if *rawOut != "" {
+		if err := writeJSON(*rawOut, pairs); err != nil {
+			log("perfrender: %v", err)
+			os.Exit(1)
+		}
+	}
+	if *out == "" {
+		fmt.Print(section)
+		return
+	}
+	if err := writeSection(*out, section, started); err != nil {
+		log("perfrender: %v", err)
+		os.Exit(1)
+	}
+	log("perfrender: wrote %s", *out)
+}
+
+// load builds every template × scenario pair with a golden, requests made as
+// gen_goldens.py makes them (the scenario object, bos/eos from tokens.json).
+func load(corpus, only string) ([]*pair, error) {
+	var entries map[string]json.RawMessage
+	b, err := os.ReadFile(filepath.Join(corpus, "templates", "tokens.json"))
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &entries); err != nil {
+		return nil, fmt.Errorf("tokens.json: %w", err)
+	}
+	tokens := map[string]map[string]json.RawMessage{}
+	for k, raw := range entries {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) == nil { // skips "_doc"
+			tokens[k] = m
+		}
+	}
+	templates, _ := filepath.Glob(filepath.Join(corpus, "templates", "*.jinja"))
+	scenarios, _ := filepath.Glob(filepath.Join(corpus, "scenarios", "*.json"))
+	slices.Sort(templates)
+	slices.Sort(scenarios)
+	var pairs []*pair
+	for _, tp := range templates {
+		tname := filepath.Base(tp)
+		src, err := template.FromFile(tp)
+		if err != nil {
+			return nil, err
+		}
+		tpl, compErr := jinja.Compile(src.Text)
+		for _, sp := range scenarios {
+			name := strings.TrimSuffix(tname, ".jinja") + "__" + strings.TrimSuffix(filepath.Base(sp), ".json")
+			if only != "" && !strings.Contains(name, only) {
+				continue
+			}
+			data, err := os.ReadFile(sp)
+			if err != nil {
+				return nil, err
+			}
+			req, err := template.ParseRequest(data)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", sp, err)
+			}
+			req.BOSToken, req.EOSToken = tokens[tname]["bos_token"], tokens[tname]["eos_token"]
+			p := &pair{name: name, tmpl: strings.TrimSuffix(tname, ".jinja"), tpl: tpl, compErr: compErr, req: req}
+			golden := filepath.Join(corpus, "golden", name)
+			if want, err := os.ReadFile(golden + ".txt"); err == nil {
+				p.want = string(want)
+			} else if _, err := os.Stat(golden + ".err"); err == nil {
+				p.wantErr = true
+			} else {
+				continue
+			}
+			pairs = append(pairs, p)
+		}
+	}
+	return pairs, nil
+}
+
+// timeGo times template.Render for one pair and counts its allocations.
+func timeGo(p *pair, opts *jinja.Options, minTime time.Duration, rounds int) {
+	var sink string
+	render := func() (string, error) {
+		if p.compErr != nil {
+			return "", p.compErr // Python recompiles (and fails) on every call; we do not count that
+		}
+		return template.Render(p.tpl, p.req, opts)
+	}
+	batch := func(n int) time.Duration {
+		start := time.Now()
+		for range n {
+			sink, _ = render()
+		}
+		return time.Since(start)
+	}
+	got, err := render() // warm-up, and the output check
+	p.match = (p.wantErr && err != nil) || (!p.wantErr && err == nil && got == p.want)
+
+	target := minTime / time.Duration(rounds)
+	n := 1
+	var el time.Duration
+	for {
+		el = batch(n)
+		if el >= target {
+			break
+		}
+		per := max(float64(el)/float64(n), 1)
+		n = int(min(max(float64(2*n), float64(target)/per*1.2), float64(100*n)))
+	}
+	means := []float64{float64(el) / float64(n)}
+	for range rounds - 1 {
+		means = append(means, float64(batch(n))/float64(n))
+	}
+	p.goNs, p.goIters = median(means), n*rounds
+
+	// Allocations, outside the timed batches.
+	an := min(n, 1000)
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	batch(an)
+	runtime.ReadMemStats(&m1)
+	p.allocs = float64(m1.Mallocs-m0.Mallocs) / float64(an)
+	p.bytes = float64(m1.TotalAlloc-m0.TotalAlloc) / float64(an)
+	_ = sink
+}
+
+func median(xs []float64) float64 { return quantile(xs, 0.5) }
+
+// quantile is the q-quantile of xs by linear interpolation between closest ranks.
+func quantile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	pos := q * float64(len(s)-1)
+	lo := int(pos)
+	if lo+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[lo] + (pos-float64(lo))*(s[lo+1]-s[lo])
+}
+
+type env struct {
+	started time.Time
+	elapsed time.Duration
+	load    string
+	minTime time.Duration
+	rounds  int
+	only    string
+}
+
+func report(pairs []*pair, or *oracleResult, e env) string {
+	col := func(f func(*pair) float64) []float64 {
+		xs := make([]float64, len(pairs))
+		for i, p := range pairs {
+			xs[i] = f(p)
+		}
+		return xs
+	}
+	goNs := col(func(p *pair) float64 { return p.goNs })
+	pyNs := col(func(p *pair) float64 { return p.pyNs })
+	ratio := col(func(p *pair) float64 { return p.pyNs / p.goNs })
+	allocs := col(func(p *pair) float64 { return p.allocs })
+	byts := col(func(p *pair) float64 { return p.bytes })
+	sum := func(xs []float64) float64 {
+		t := 0.0
+		for _, x := range xs {
+			t += x
+		}
+		return t
+	}
+	matched := 0
+	for _, p := range pairs {
+		if p.match {
+			matched++
+		}
+	}
+	medRatio := median(pyNs) / median(goNs)
+
+	var b strings.Builder
+	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	w("## Render\n\n")
+	w("Reproduce: `scripts/perf.sh` (that is, `go run ./scripts/perfrender -out docs/PERFORMANCE.md`, about two minutes). ")
+	w("Go benchmarks over the same corpus: `go test ./template -run '^$' -bench . -benchmem`.\n\n")
+	w("Every corpus pair (%d templates × %d scenarios = %d renders", countTemplates(pairs), len(pairs)/max(1, countTemplates(pairs)), len(pairs))
+	if e.only != "" {
+		w(", filtered by `-only %s`", e.only)
+	}
+	w(") is timed on its own, warm, in one process per side, Go first and then Python, never both at once: ")
+	w("templates are compiled once beforehand, one warm-up render, then %d batches of at least %v each; ", e.rounds, e.minTime/time.Duration(e.rounds))
+	w("a pair's figure is its median batch mean. Ours is `template.Render` (request JSON → template variables → render, ")
+	w("the pinned clock of the goldens); the oracle's is `render.render(req)` from `render.py` with the template already ")
+	w("in `compile_template`'s cache, which is what transformers does per `apply_chat_template` call once the template is cached. ")
+	w("Pairs whose golden is an error are timed failing, on both sides.\n\n")
+
+	w("| | |\n|---|---|\n")
+	w("| Date | %s |\n", e.started.UTC().Format("2006-01-02 15:04 UTC"))
+	w("| Commit | %s |\n", commit())
+	w("| Go | %s %s/%s, GOMAXPROCS=%d |\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
+	w("| Python | %s, Jinja2 %s, MarkupSafe %s |\n", or.Python, or.Jinja2, or.MarkupSafe)
+	w("| CPU | %s, %d cores |\n", cpuModel(), runtime.NumCPU())
+	w("| Load average at start | %s |\n", e.load)
+	w("| Run time | %s |\n\n", e.elapsed.Round(time.Second))
+
+	verdict := "**met**"
+	if medRatio < goal {
+		verdict = "**not met**"
+	}
+	w("Goal: at least %.0f× faster than Python at the median — %s (%.1f×).\n\n", goal, verdict, medRatio)
+	w("| Per render | Dragoman (Go) | Oracle (Python) | Python ÷ Go |\n|---|---:|---:|---:|\n")
+	w("| Median | %s | %s | %.1f× |\n", dur(median(goNs)), dur(median(pyNs)), medRatio)
+	w("| p90 | %s | %s | %.1f× |\n", dur(quantile(goNs, 0.9)), dur(quantile(pyNs, 0.9)), quantile(pyNs, 0.9)/quantile(goNs, 0.9))
+	w("| Max | %s | %s | %.1f× |\n", dur(slices.Max(goNs)), dur(slices.Max(pyNs)), slices.Max(pyNs)/slices.Max(goNs))
+	w("| Whole corpus (sum of %d) | %s | %s | %.1f× |\n\n", len(pairs), dur(sum(goNs)), dur(sum(pyNs)), sum(pyNs)/sum(goNs))
+	w("Per-pair speed-up (Python ÷ Go): median %.1f×, p10 %.1f×, min %.1f×, max %.1f×; %d of %d pairs at least %.0f×.\n\n",
+		median(ratio), quantile(ratio, 0.1), slices.Min(ratio), slices.Max(ratio), countAtLeast(ratio, goal), len(ratio), goal)
+	w("Allocations per render (ours): median %.0f allocs / %s, p90 %.0f / %s, max %.0f / %s; whole corpus %.0f allocs / %s.\n\n",
+		median(allocs), size(median(byts)), quantile(allocs, 0.9), size(quantile(byts, 0.9)),
+		slices.Max(allocs), size(slices.Max(byts)), sum(allocs), size(sum(byts)))
+	w("Outputs checked against the goldens during the run: %d of %d match.\n\n", matched, len(pairs))
+
+	row := func(p *pair) {
+		w("| `%s` | %s | %s | %.1f× | %.0f / %s |\n", p.name, dur(p.goNs), dur(p.pyNs), p.pyNs/p.goNs, p.allocs, size(p.bytes))
+	}
+	head := "| Pair | Go | Python | Python ÷ Go | Allocs / bytes |\n|---|---:|---:|---:|---:|\n"
+	w("Slowest pairs for us:\n\n%s", head)
+	bySlow := slices.Clone(pairs)
+	slices.SortStableFunc(bySlow, func(a, b *pair) int { return cmp.Compare(b.goNs, a.goNs) })
+	for _, p := range bySlow[:min(5, len(bySlow))] {
+		row(p)
+	}
+	w("\nSmallest speed-ups:\n\n%s", head)
+	byRatio := slices.Clone(pairs)
+	slices.SortStableFunc(byRatio, func(a, b *pair) int { return cmp.Compare(a.pyNs/a.goNs, b.pyNs/b.goNs) })
+	for _, p := range byRatio[:min(5, len(byRatio))] {
+		row(p)
+	}
+	w("\n")
+	return b.String()
+}
+
+func countTemplates(pairs []*pair) int {
+	seen := map[string]bool{}
+	for _, p := range pairs {
+		seen[p.tmpl] = true
+	}
+	return len(seen)
+}
+
+func countAtLeast(xs []float64, v float64) int {
+	n := 0
+	for _, x := range xs {
+		if x >= v {
+			n++
+		}
+	}
+	return n
+}
+
+func dur(ns float64) string {
+	switch {
+	case ns >= 1e9:
+		return fmt.Sprintf("%.2f s", ns/1e9)
+	case ns >= 1e6:
+		return fmt.Sprintf("%.2f ms", ns/1e6)
+	case ns >= 1e3:
+		return fmt.Sprintf("%.1f µs", ns/1e3)
+	}
+	return fmt.Sprintf("%.0f ns", ns)
+}
+
+func size(b float64) string {
+	switch {
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", b/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", b/(1<<10))
+	}
+	return fmt.Sprintf("%.0f B", b)
+}
+
+func cpuModel() string {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown"
+	}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
+}
+
+// commit names HEAD, with "-dirty" when the work tree has changes.
+func commit() string {
+	out, err := exec.Command("git", "describe", "--always", "--dirty", "--abbrev=12").Output()
+	if err == nil {
+		return string(bytes.TrimSpace(out))
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				return s.Value
+			}
+		}
+	}
+	return "unknown"
+}
+
+// writeSection replaces the "## Render" section of the file at path (up to the
+// next "## " heading) with section, or appends it; the intro above the first
+// section is rewritten with this run's date and commit. Other sections are kept.
+func writeSection(path, section string, when time.Time) error {
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	intro := fmt.Sprintf("# Performance\n\n"+
+		"The figures in this file are written by `scripts/perf.sh`; do not edit them by hand. "+
+		"Machine: 2 cores (%s). Last written %s at commit %s.\n\n",
+		cpuModel(), when.UTC().Format("2006-01-02"), commit())
+
+	lines := strings.SplitAfter(string(old), "\n")
+	var sections []string // each starts with "## "
+	for _, l := range lines {
+		if strings.HasPrefix(l, "## ") {
+			sections = append(sections, l)
+		} else if len(sections) > 0 {
+			sections[len(sections)-1] += l
+		}
+	}
+	replaced := false
+	for i, s := range sections {
+		if strings.TrimSpace(strings.SplitN(s, "\n", 2)[0]) == "## Render" {
+			sections[i], replaced = section, true
+		} else if !strings.HasSuffix(s, "\n\n") {
+			sections[i] = strings.TrimRight(s, "\n") + "\n\n"
+		}
+	}
+	if !replaced {
+		sections = append(sections, section)
+	}
+	text := intro + strings.Join(sections, "")
+	text = strings.TrimRight(text, "\n") + "\n"
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(text), 0o644)
+}
+
+func writeJSON(path string, pairs []*pair) error {
+	type row struct {
+		Pair     string  `json:"pair"`
+		GoNs     float64 `json:"go_ns"`
+		GoIters  int     `json:"go_iters"`
+		Allocs   float64 `json:"allocs"`
+		Bytes    float64 `json:"bytes"`
+		Match    bool    `json:"matches_golden"`
+		PyNs     float64 `json:"python_ns"`
+		PyIters  int     `json:"python_iters"`
+		PyRaised bool    `json:"python_raised"`
+	}
+	var rows []row
+	for _, p := range pairs {
+		rows = append(rows, row{p.name, p.goNs, p.goIters, p.allocs, p.bytes, p.match, p.pyNs, p.pyIters, p.pyRaised})
+	}
+	data, err := json.MarshalIndent(rows, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
