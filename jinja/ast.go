@@ -105,6 +105,7 @@ type (
 	filterExpr struct {
 		node    expr // nil inside a filter block or set block
 		name    string
+		fn      filterFunc // resolved at compile time; nil if unknown (an error when run)
 		args    []expr
 		kwNames []string
 		kwVals  []expr
@@ -113,6 +114,7 @@ type (
 	testExpr struct {
 		node expr
 		name string
+		fn   testFunc // resolved at compile time; nil if unknown (an error when run)
 		args []expr
 		line int
 	}
@@ -120,6 +122,12 @@ type (
 		op          string // + - * / // % ** ~ and or
 		left, right expr
 		line        int
+	}
+	// sumExpr is a chain a + b + c of three or more operands, evaluated left
+	// to right; lines[i] is the line of the '+' before operands[i+1].
+	sumExpr struct {
+		operands []expr
+		lines    []int
 	}
 	unaryExpr struct {
 		op   string // not, -, +

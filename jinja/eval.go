@@ -2,6 +2,7 @@ package jinja
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -12,16 +13,21 @@ import (
 // loop is gone after it and namespace() exists.
 type scope struct {
 	parent *scope
-	names  []string
-	vals   []Value
+	binds  []binding
+	inline [4]binding        // backing for binds: most frames hold a few names
 	vars   map[string]Value // the render context, on the root frame only
+}
+
+type binding struct {
+	name string
+	val  Value
 }
 
 func (s *scope) lookup(name string) (Value, bool) {
 	for sc := s; sc != nil; sc = sc.parent {
-		for i := len(sc.names) - 1; i >= 0; i-- {
-			if sc.names[i] == name {
-				return sc.vals[i], true
+		for i := len(sc.binds) - 1; i >= 0; i-- {
+			if sc.binds[i].name == name {
+				return sc.binds[i].val, true
 			}
 		}
 		if sc.vars != nil {
@@ -35,14 +41,25 @@ func (s *scope) lookup(name string) (Value, bool) {
 }
 
 func (s *scope) set(name string, v Value) {
-	for i := len(s.names) - 1; i >= 0; i-- {
-		if s.names[i] == name {
-			s.vals[i] = v
+	for i := len(s.binds) - 1; i >= 0; i-- {
+		if s.binds[i].name == name {
+			s.binds[i].val = v
 			return
 		}
 	}
-	s.names = append(s.names, name)
-	s.vals = append(s.vals, v)
+	if s.binds == nil {
+		s.binds = s.inline[:0]
+	}
+	s.binds = append(s.binds, binding{name, v})
+}
+
+func (s *scope) lookupLocal(name string) (Value, bool) {
+	for i := len(s.binds) - 1; i >= 0; i-- {
+		if s.binds[i].name == name {
+			return s.binds[i].val, true
+		}
+	}
+	return nil, false
 }
 
 // ctrl carries break and continue out of nested statements to their loop.
@@ -305,7 +322,7 @@ func (r *renderer) loop(s *forStmt, seq Value, sc *scope, depth int) error {
 			return err
 		}
 		info.index = i
-		iter.names, iter.vals = iter.names[:0], iter.vals[:0]
+		iter.binds = iter.binds[:0]
 		iter.set("loop", info)
 		if err := r.assign(s.target, it, iter); err != nil {
 			return err
@@ -333,7 +350,7 @@ func (r *renderer) eval(e expr, sc *scope) (Value, error) {
 		if v, ok := sc.lookup(e.name); ok {
 			return v, nil
 		}
-		return Undefined{Hint: repr(e.name) + " is undefined"}, nil
+		return Undefined{name: e.name}, nil
 	case *attrExpr:
 		obj, err := r.eval(e.obj, sc)
 		if err != nil {
@@ -443,6 +460,8 @@ func (r *renderer) eval(e expr, sc *scope) (Value, error) {
 		return unary(e.op, v)
 	case *binExpr:
 		return r.evalBinary(e, sc)
+	case *sumExpr:
+		return r.evalSum(e, sc)
 	case *compareExpr:
 		return r.evalCompare(e, sc)
 	}
@@ -503,6 +522,48 @@ func (r *renderer) evalBinary(e *binExpr, sc *scope) (Value, error) {
 	}
 	v, err := binary(e.op, left, right)
 	return v, withLine(err, e.line)
+}
+
+// evalSum evaluates a chain a + b + c + ... left to right, as Python does, but
+// joins runs of plain strings in one builder instead of allocating a new string
+// at every '+'. Templates build prompts this way ('<|im_start|>' + role + '\n').
+func (r *renderer) evalSum(e *sumExpr, sc *scope) (Value, error) {
+	acc, err := r.eval(e.operands[0], sc)
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	building := false // acc's text is in b
+	for i, op := range e.operands[1:] {
+		v, err := r.eval(op, sc)
+		if err != nil {
+			return nil, err
+		}
+		if s, ok := v.(string); ok {
+			if building {
+				b.WriteString(s)
+				continue
+			}
+			if a, ok := acc.(string); ok {
+				b.Grow(len(a) + len(s) + 32)
+				b.WriteString(a)
+				b.WriteString(s)
+				building = true
+				continue
+			}
+		}
+		if building {
+			acc, building = b.String(), false
+			b = strings.Builder{}
+		}
+		if acc, err = binary("+", acc, v); err != nil {
+			return nil, withLine(err, e.lines[i])
+		}
+	}
+	if building {
+		acc = b.String()
+	}
+	return acc, nil
 }
 
 // binary applies a Python arithmetic operator (and Jinja2's ~).
@@ -752,7 +813,10 @@ func compareOp(op string, a, b Value) (bool, error) {
 
 // evalArgs evaluates a call's positional and keyword arguments.
 func (r *renderer) evalArgs(args []expr, kwNames []string, kwVals []expr, dynArgs, dynKwargs expr, sc *scope) ([]Value, *Dict, error) {
-	pos := make([]Value, 0, len(args))
+	var pos []Value
+	if len(args) > 0 {
+		pos = make([]Value, 0, len(args))
+	}
 	for _, a := range args {
 		v, err := r.eval(a, sc)
 		if err != nil {
@@ -852,7 +916,7 @@ func (r *renderer) callMacro(m *Macro, args []Value, kw *Dict) (Value, error) {
 		return nil, typeError("macro %s takes not more than %d argument(s)", repr(m.name), len(d.params))
 	}
 	firstDefault := len(d.params) - len(d.defaults)
-	used := map[string]bool{}
+	var used []string // parameters given by keyword
 	for i, name := range d.params {
 		switch {
 		case i < len(args):
@@ -861,7 +925,7 @@ func (r *renderer) callMacro(m *Macro, args []Value, kw *Dict) (Value, error) {
 			if kw != nil {
 				if v, ok := kw.GetStr(name); ok {
 					sc.set(name, v)
-					used[name] = true
+					used = append(used, name)
 					continue
 				}
 			}
@@ -883,11 +947,14 @@ func (r *renderer) callMacro(m *Macro, args []Value, kw *Dict) (Value, error) {
 	if d.usesVarargs {
 		sc.set("varargs", Tuple(rest))
 	}
-	extra := NewDict(0)
+	var extra *Dict
+	if d.usesKwargs {
+		extra = NewDict(0)
+	}
 	if kw != nil {
 		for i, k := range kw.keys {
 			name, _ := k.(string)
-			if used[name] {
+			if slices.Contains(used, name) {
 				continue
 			}
 			if name == "caller" && d.usesCaller {
@@ -931,35 +998,27 @@ func isParam(d *macroDef, name string) bool {
 	return false
 }
 
-func (s *scope) lookupLocal(name string) (Value, bool) {
-	for i := len(s.names) - 1; i >= 0; i-- {
-		if s.names[i] == name {
-			return s.vals[i], true
-		}
-	}
-	return nil, false
-}
-
 func (r *renderer) callFilter(f *filterExpr, v Value, sc *scope) (Value, error) {
-	fn, ok := builtinFilters[f.name]
-	if !ok {
+	if f.fn == nil {
 		return nil, newError("TemplateRuntimeError", "No filter named %s found.", repr(f.name))
 	}
 	args, kw, err := r.evalArgs(f.args, f.kwNames, f.kwVals, nil, nil, sc)
 	if err != nil {
 		return nil, err
 	}
-	return fn(r, v, args, kw)
+	return f.fn(r, v, args, kw)
 }
 
 func (r *renderer) callTest(t *testExpr, v Value, sc *scope) (bool, error) {
-	fn, ok := builtinTests[t.name]
-	if !ok {
+	if t.fn == nil {
 		return false, newError("TemplateRuntimeError", "No test named %s found.", repr(t.name))
 	}
-	args, _, err := r.evalArgs(t.args, nil, nil, nil, nil, sc)
-	if err != nil {
-		return false, err
+	var args []Value
+	if len(t.args) > 0 {
+		var err error
+		if args, _, err = r.evalArgs(t.args, nil, nil, nil, nil, sc); err != nil {
+			return false, err
+		}
 	}
-	return fn(r, v, args)
+	return t.fn(r, v, args)
 }

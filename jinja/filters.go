@@ -181,6 +181,17 @@ func bindOne(fn string, args []Value, kwargs *Dict) error {
 	return nil
 }
 
+// maxPad bounds the padding a template may ask for ('%*d', center, indent):
+// Python would build the string, but a hostile width must not exhaust memory.
+const maxPad = 1 << 24
+
+func checkPad(n int) error {
+	if n > maxPad {
+		return limitError("a width or precision of %d is beyond the sandbox limit", n)
+	}
+	return nil
+}
+
 // checkOwnKwargs fails as CPython does when a keyword argument meant for
 // **kwargs names one of fn's own parameters.
 func checkOwnKwargs(fn string, kwargs *Dict, own ...string) error {
@@ -235,17 +246,12 @@ func newGenerator(name string, items []Value) *Generator {
 	return &Generator{items: items, name: name}
 }
 
-// generator returns the generator made by the Python generator function
+// lazyGenerator returns the generator made by the Python generator function
 // name, whose body computes the items. Python runs such a body only when the
 // generator is first iterated, so its errors belong there (a generator that
-// is only printed never fails). Generator cannot yet hold a pending body, so
-// for now the body runs at once; only this function has to change.
-func generator(name string, body func() ([]Value, error)) (Value, error) {
-	items, err := body()
-	if err != nil {
-		return nil, err
-	}
-	return newGenerator(name, items), nil
+// is only printed never fails).
+func lazyGenerator(name string, body func() ([]Value, error)) (Value, error) {
+	return &Generator{name: name, fill: body}, nil
 }
 
 func filterArgumentError(format string, args ...any) error {
@@ -992,7 +998,7 @@ func roundHalfEven(f float64, nd int) float64 {
 	if nd < -330 {
 		return math.Copysign(0, f)
 	}
-	scale := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs(nd))), nil))
+	scale := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(absInt(nd))), nil))
 	x := new(big.Rat).SetFloat64(f)
 	if nd >= 0 {
 		x.Mul(x, scale)
@@ -1012,7 +1018,7 @@ func roundHalfEven(f float64, nd int) float64 {
 	return out
 }
 
-func abs(n int) int {
+func absInt(n int) int {
 	if n < 0 {
 		return -n
 	}
@@ -1090,10 +1096,36 @@ func floatArg(v Value) (float64, error) {
 	if f, ok := pyFloat(v); ok {
 		return f, nil
 	}
-	if s, ok := isString(v); ok {
-		return 0, valueError("could not convert string to float: %s", repr(s))
+	if _, ok := isString(v); ok {
+		return 0, valueError("could not convert string to float: %s", repr(v))
 	}
 	return 0, typeError("float() argument must be a string or a real number, not '%s'", typeName(v))
+}
+
+// pyInt is Python's int(v) with its errors; the result may be a float64
+// beyond int64 (formatted exactly by %d).
+func pyInt(v Value) (Value, error) {
+	switch x := v.(type) {
+	case Undefined:
+		return nil, x.fail()
+	case bool, int:
+		return toIndex(x)
+	case float64:
+		switch {
+		case math.IsNaN(x):
+			return nil, valueError("cannot convert float NaN to integer")
+		case math.IsInf(x, 0):
+			return nil, newError("OverflowError", "cannot convert float infinity to integer")
+		}
+		return math.Trunc(x), nil
+	case string, Markup:
+		s, _ := isString(x)
+		if n, ok := parsePyInt(s, 10); ok {
+			return n, nil
+		}
+		return nil, valueError("invalid literal for int() with base 10: %s", repr(v))
+	}
+	return nil, typeError("int() argument must be a string, a bytes-like object or a real number, not '%s'", typeName(v))
 }
 
 // ---------------------------------------------------------------------------
@@ -1155,6 +1187,9 @@ func filterCenter(r *renderer, v Value, args []Value, kwargs *Dict) (Value, erro
 	}
 	width, err := toIndex(a[1])
 	if err != nil {
+		return nil, err
+	}
+	if err := checkPad(width); err != nil {
 		return nil, err
 	}
 	return mapText(v, func(s string) string {
@@ -1233,6 +1268,9 @@ func filterIndent(r *renderer, v Value, args []Value, kwargs *Dict) (Value, erro
 	if s, ok := isString(a[1]); ok {
 		indention = s
 	} else if n, err := toIndex(a[1]); err == nil {
+		if err := checkPad(n); err != nil {
+			return nil, err
+		}
 		indention = strings.Repeat(" ", max(n, 0))
 	} else if u, ok := a[1].(Undefined); ok {
 		return nil, u.fail() // " " * Undefined
@@ -1667,7 +1705,7 @@ func filterReverse(r *renderer, v Value, args []Value, kwargs *Dict) (Value, err
 		return mapText(v, func(string) string { return string(runes) }), nil
 	}
 	if items, err := reversedItems(v); err == nil {
-		return newGenerator(reverseIteratorName(v), items), nil
+		return &Generator{items: items, iterType: reverseIteratorName(v)}, nil
 	}
 	items, err := iterValues(v)
 	if err != nil {
@@ -1727,10 +1765,10 @@ func filterBatch(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error
 	if err != nil {
 		return nil, err
 	}
-	return generator("do_batch", func() ([]Value, error) { return batch(v, a[1], a[2]) })
+	return lazyGenerator("do_batch", func() ([]Value, error) { return batchItems(v, a[1], a[2]) })
 }
 
-func batch(v, linecount, fill Value) ([]Value, error) {
+func batchItems(v, linecount, fill Value) ([]Value, error) {
 	items, err := iterValues(v)
 	if err != nil {
 		return nil, err
@@ -1756,6 +1794,9 @@ func batch(v, linecount, fill Value) ([]Value, error) {
 				if err != nil {
 					return nil, typeError("can't multiply sequence by non-int of type '%s'", typeName(linecount))
 				}
+				if err := checkPad(n); err != nil {
+					return nil, err
+				}
 				for len(tmp) < n {
 					tmp = append(tmp, fill)
 				}
@@ -1773,7 +1814,7 @@ func filterSlice(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error
 	if err != nil {
 		return nil, err
 	}
-	return generator("sync_do_slice", func() ([]Value, error) { return sliceColumns(v, a[1], a[2]) })
+	return lazyGenerator("sync_do_slice", func() ([]Value, error) { return sliceColumns(v, a[1], a[2]) })
 }
 
 func sliceColumns(v, slicesV, fill Value) ([]Value, error) {
@@ -1781,45 +1822,45 @@ func sliceColumns(v, slicesV, fill Value) ([]Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	slices_, ok := slicesV.(int)
-	if b, isBool := slicesV.(bool); isBool {
-		slices_, ok = map[bool]int{true: 1, false: 0}[b], true
-	}
-	if !ok {
-		if u, isU := slicesV.(Undefined); isU {
-			return nil, u.fail()
-		}
+	count, err := toIndex(slicesV)
+	if err != nil {
+		// len(seq) // slices, then range(slices), fail in this order.
 		f, isFloat := slicesV.(float64)
 		switch {
+		case isUndefined(slicesV):
+			return nil, slicesV.(Undefined).fail()
 		case !isFloat:
 			return nil, typeError("unsupported operand type(s) for //: 'int' and '%s'", typeName(slicesV))
 		case f == 0:
 			return nil, newError("ZeroDivisionError", "float floor division by zero")
 		}
-		return nil, typeError("'float' object cannot be interpreted as an integer")
+		return nil, err
 	}
-	if slices_ == 0 {
+	if count == 0 {
 		return nil, newError("ZeroDivisionError", "integer division or modulo by zero")
 	}
+	if err := checkPad(count); err != nil {
+		return nil, err
+	}
 	n := len(items)
-	per, extra := floorDiv(n, slices_), floorMod(n, slices_)
+	per, extra := floorDiv(n, count), floorMod(n, count)
 	offset := 0
 	var out []Value
-	for i := 0; i < slices_; i++ {
+	for i := 0; i < count; i++ {
 		start := offset + i*per
 		if i < extra {
 			offset++
 		}
 		end := offset + (i+1)*per
 		idx, _ := sliceBounds(start, end, nil, n)
-		tmp := make([]Value, 0, len(idx)+1)
+		column := make([]Value, 0, len(idx)+1)
 		for _, j := range idx {
-			tmp = append(tmp, items[j])
+			column = append(column, items[j])
 		}
 		if fill != nil && i >= extra {
-			tmp = append(tmp, fill)
+			column = append(column, fill)
 		}
-		out = append(out, NewList(tmp))
+		out = append(out, NewList(column))
 	}
 	return out, nil
 }
@@ -1829,7 +1870,7 @@ func filterItems(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error
 	if _, err := newSig("do_items", "", "value").bind(v, args, kwargs); err != nil {
 		return nil, err
 	}
-	return generator("do_items", func() ([]Value, error) {
+	return lazyGenerator("do_items", func() ([]Value, error) {
 		switch d := v.(type) {
 		case Undefined:
 			return nil, nil
@@ -1922,10 +1963,10 @@ func filterUnique(r *renderer, v Value, args []Value, kwargs *Dict) (Value, erro
 		return nil, err
 	}
 	keyOf := r.attrGetter(a[2], caseFolder(a[1]), nil)
-	return generator("sync_do_unique", func() ([]Value, error) { return unique(v, keyOf) })
+	return lazyGenerator("sync_do_unique", func() ([]Value, error) { return uniqueItems(v, keyOf) })
 }
 
-func unique(v Value, keyOf func(Value) (Value, error)) ([]Value, error) {
+func uniqueItems(v Value, keyOf func(Value) (Value, error)) ([]Value, error) {
 	items, err := iterValues(v)
 	if err != nil {
 		return nil, err
@@ -1949,6 +1990,11 @@ func unique(v Value, keyOf func(Value) (Value, error)) ([]Value, error) {
 		}
 	}
 	return out, nil
+}
+
+func isUndefined(v Value) bool {
+	_, ok := v.(Undefined)
+	return ok
 }
 
 // undefinedKey is the set key of every Undefined (Jinja2 hashes them by type).
@@ -2184,7 +2230,7 @@ func filterMap(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) 
 	if err := checkOwnKwargs("sync_do_map", kwargs, "context", "value"); err != nil {
 		return nil, err
 	}
-	return generator("sync_do_map", func() ([]Value, error) { return r.mapItems(v, args, kwargs) })
+	return lazyGenerator("sync_do_map", func() ([]Value, error) { return r.mapItems(v, args, kwargs) })
 }
 
 func (r *renderer) mapItems(v Value, args []Value, kwargs *Dict) ([]Value, error) {
@@ -2275,7 +2321,7 @@ func filterRejectattr(r *renderer, v Value, args []Value, kwargs *Dict) (Value, 
 // selectOrReject keeps the items for which the test (or truthiness, without a
 // test name) of the item, or of its attribute, is keep.
 func (r *renderer) selectOrReject(v Value, args []Value, kwargs *Dict, keep, lookupAttr bool) (Value, error) {
-	return generator("select_or_reject", func() ([]Value, error) { return r.selectItems(v, args, kwargs, keep, lookupAttr) })
+	return lazyGenerator("select_or_reject", func() ([]Value, error) { return r.selectItems(v, args, kwargs, keep, lookupAttr) })
 }
 
 func (r *renderer) selectItems(v Value, args []Value, kwargs *Dict, keep, lookupAttr bool) ([]Value, error) {
@@ -2383,6 +2429,11 @@ func pyPercent(format string, arg Value, markup bool) (string, error) {
 			continue
 		}
 		next, err := st.convert(&b, runes, i+1, markup)
+		if e, ok := err.(*Error); ok && e.Kind == "LimitError" && st.limitErr == nil {
+			// Python would build the huge field and go on; report the
+			// limit only if nothing else goes wrong first.
+			st.limitErr, err = e, nil
+		}
 		if err != nil {
 			return "", err
 		}
@@ -2391,6 +2442,9 @@ func pyPercent(format string, arg Value, markup bool) (string, error) {
 	if st.argidx < st.arglen && st.dict == nil {
 		return "", typeError("not all arguments converted during string formatting")
 	}
+	if st.limitErr != nil {
+		return "", st.limitErr
+	}
 	return b.String(), nil
 }
 
@@ -2398,6 +2452,7 @@ type percentState struct {
 	args           Value
 	arglen, argidx int
 	dict           Value
+	limitErr       error // a field too wide to build, reported at the end
 }
 
 // next is CPython's getnextarg: a tuple's next item, or the single argument once.
@@ -2474,8 +2529,9 @@ flags:
 			if err != nil {
 				return 0, err
 			}
-			n, ok := v.(int)
-			if !ok {
+			n, err := toIndex(v) // an int; a bool is one too
+			if err != nil || markup {
+				// Markup wraps every argument in a helper, never an int.
 				return 0, typeError("* wants int")
 			}
 			return n, nil
@@ -2501,6 +2557,7 @@ flags:
 		}
 		spec.prec = max(spec.prec, 0)
 	}
+
 	for i < len(runes) && (runes[i] == 'h' || runes[i] == 'l' || runes[i] == 'L') {
 		i++
 	}
@@ -2514,7 +2571,7 @@ flags:
 	}
 	text, err := pctOne(c, v, spec, markup, i)
 	if err != nil {
-		return 0, err
+		return i, err
 	}
 	b.WriteString(text)
 	return i, nil
@@ -2536,6 +2593,31 @@ func pctSubscript(m Value, key string) (Value, error) {
 
 // formatOne formats v for the conversion character c at index pos.
 func pctOne(c rune, v Value, spec percentSpec, markup bool, pos int) (string, error) {
+	if markup {
+		// markupsafe wraps each argument in a _MarkupEscapeHelper, which
+		// converts with int() and float() and is no int itself.
+		switch c {
+		case 'x', 'X', 'o':
+			return "", typeError("%%%c format: an integer is required, not _MarkupEscapeHelper", c)
+		case 'c':
+			return "", typeError("%%c requires int or char")
+		case 'd', 'i', 'u':
+			n, err := pyInt(v)
+			if e, ok := err.(*Error); ok && e.Kind == "TypeError" {
+				return "", typeError("%%%c format: a real number is required, not _MarkupEscapeHelper", c)
+			}
+			if err != nil {
+				return "", err
+			}
+			v = n
+		case 'e', 'E', 'f', 'F', 'g', 'G':
+			f, err := floatArg(v)
+			if err != nil {
+				return "", err
+			}
+			v = f
+		}
+	}
 	switch c {
 	case 's', 'r', 'a':
 		var s string
@@ -2558,6 +2640,9 @@ func pctOne(c rune, v Value, spec percentSpec, markup bool, pos int) (string, er
 				s = string(r[:spec.prec])
 			}
 		}
+		if err := checkPad(spec.width); err != nil {
+			return "", err
+		}
 		return pctPad(s, spec, false), nil
 	case 'd', 'i', 'u', 'x', 'X', 'o':
 		return pctInt(c, v, spec)
@@ -2568,6 +2653,9 @@ func pctOne(c rune, v Value, spec percentSpec, markup bool, pos int) (string, er
 				return "", u.fail()
 			}
 			return "", typeError("must be real number, not %s", typeName(v))
+		}
+		if err := checkPad(max(spec.width, spec.prec)); err != nil {
+			return "", err
 		}
 		return pctFloat(c, f, spec), nil
 	case 'c':
@@ -2587,6 +2675,9 @@ func pctOne(c rune, v Value, spec percentSpec, markup bool, pos int) (string, er
 			s = t
 		default:
 			return "", typeError("%%c requires int or char")
+		}
+		if err := checkPad(spec.width); err != nil {
+			return "", err
 		}
 		return pctPad(s, spec, false), nil
 	}
@@ -2678,6 +2769,9 @@ func pctInt(c rune, v Value, spec percentSpec) (string, error) {
 			return "", typeError("%%%c format: an integer is required, not %s", c, typeName(v))
 		}
 		return "", typeError("%%%c format: a real number is required, not %s", c, typeName(v))
+	}
+	if err := checkPad(max(spec.width, spec.prec)); err != nil {
+		return "", err
 	}
 	base, prefix := 10, ""
 	switch c {

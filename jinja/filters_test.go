@@ -15,8 +15,11 @@ func show(v Value, err error) string {
 		return "ERR " + err.Error()
 	}
 	if g, ok := v.(*Generator); ok {
-		items, _ := iterate(g)
-		return "<gen " + g.name + "> " + repr(NewList(items))
+		items, err := iterate(g)
+		if err != nil {
+			return show(nil, err)
+		}
+		return "<gen " + g.name + g.iterType + "> " + repr(NewList(items))
 	}
 	return repr(v)
 }
@@ -388,6 +391,38 @@ func TestFilters(t *testing.T) {
 		{"wordwrap", undef, []Value{}, nil, "ERR UndefinedError: 'x' is undefined"},
 		{"wordwrap", 5, []Value{}, nil, "ERR AttributeError: 'int' object has no attribute 'splitlines'"},
 		{"xmlattr", mkDict("class", "<a>", "id", nil, "x", undef, "y", 1), []Value{}, nil, "' class=\"&lt;a&gt;\" y=\"1\"'"},
+		{"truncate", "abcdefghijklmn", []Value{2.5}, mkDict("end", ""), "ERR TypeError: slice indices must be integers or None or have an __index__ method"},
+		{"truncate", "abc", []Value{2.5}, mkDict("end", ""), "'abc'"},
+		{"truncate", "abcdefghijklmn", []Value{5}, mkDict("leeway", 1.5), "'ab...'"},
+		{"truncate", Markup("<i>"), []Value{true}, nil, "ERR AssertionError: expected length >= 3, got True"},
+		{"truncate", "abc", []Value{undef}, nil, "ERR UndefinedError: 'x' is undefined"},
+		{"wordwrap", "abc def", []Value{3.5}, nil, "'abc\\ndef'"},
+		{"wordwrap", "abcdef", []Value{3.0}, nil, "ERR TypeError: slice indices must be integers or None or have an __index__ method"},
+		{"wordwrap", "abcdef", []Value{0.5}, nil, "'a\\nb\\nc\\nd\\ne\\nf'"},
+		{"wordwrap", "", []Value{undef}, nil, "''"},
+		{"wordwrap", "ab", []Value{undef}, nil, "ERR UndefinedError: 'x' is undefined"},
+		{"wordwrap", "a", []Value{2}, mkDict("wrapstring", 1), "ERR AttributeError: 'int' object has no attribute 'join'"},
+		{"format", Markup("%x"), []Value{255}, nil, "ERR TypeError: %x format: an integer is required, not _MarkupEscapeHelper"},
+		{"format", Markup("%d|%s"), []Value{"3", "<"}, nil, "Markup('3|&lt;')"},
+		{"format", Markup("%d"), []Value{nil}, nil, "ERR TypeError: %d format: a real number is required, not _MarkupEscapeHelper"},
+		{"format", Markup("%f"), []Value{"x"}, nil, "ERR ValueError: could not convert string to float: 'x'"},
+		{"format", Markup("%*d"), []Value{2, 5}, nil, "ERR TypeError: * wants int"},
+		{"format", "%*d", []Value{true, 5}, nil, "'5'"},
+		{"int", "1\x1c", []Value{}, nil, "0"},
+		{"float", " 1\u3000", []Value{}, nil, "1.0"},
+		{"float", "1\x1f", []Value{}, nil, "0.0"},
+		{"sort", NewList([]Value{1}), []Value{}, mkDict("reverse", "a"), "ERR TypeError: 'str' object cannot be interpreted as an integer"},
+		{"dictsort", mkDict(), []Value{}, mkDict("reverse", "a"), "ERR TypeError: 'str' object cannot be interpreted as an integer"},
+		{"map", NewList([]Value{1}), []Value{undef}, nil, "ERR TemplateRuntimeError: No filter named Undefined. ('x' is undefined; did you forget to quote the callable name?)"},
+		{"select", NewList([]Value{1}), []Value{undef}, nil, "ERR TemplateRuntimeError: No test named Undefined. ('x' is undefined; did you forget to quote the callable name?)"},
+		{"slice", NewList([]Value{1, 2}), []Value{undef}, nil, "ERR UndefinedError: 'x' is undefined"},
+		{"sum", undef, []Value{}, mkDict("start", ""), "ERR TypeError: sum() can't sum strings [use ''.join(seq) instead]"},
+		{"indent", "a\nb", []Value{undef}, nil, "ERR UndefinedError: 'x' is undefined"},
+		{"indent", Tuple{1, 2}, []Value{}, nil, "ERR TypeError: can only concatenate tuple (not \"str\") to tuple"},
+		{"unique", NewList([]Value{undef, undef, 1}), []Value{}, nil, "<gen sync_do_unique> [Undefined, 1]"},
+		{"random", NewList([]Value{}), []Value{}, nil, "Undefined"},
+		{"random", NewList([]Value{7}), []Value{}, nil, "7"},
+		{"random", 1, []Value{}, nil, "ERR TypeError: object of type 'int' has no len()"},
 		{"xmlattr", mkDict("class", "a"), []Value{false}, nil, "'class=\"a\"'"},
 		{"xmlattr", mkDict("a b", "a"), []Value{}, nil, "ERR ValueError: Invalid character in attribute name: 'a b'"},
 		{"xmlattr", undef, []Value{}, nil, "ERR UndefinedError: 'x' is undefined"},
@@ -402,7 +437,11 @@ func TestFilters(t *testing.T) {
 		}
 		got := show(f(&renderer{}, c.value, c.args, c.kwargs))
 		if got != c.want {
-			t.Errorf("%s|%s(%s, %s):\n got  %s\n want %s", repr(c.value), c.name, repr(NewList(c.args)), repr(c.kwargs), got, c.want)
+			kw := "{}"
+			if c.kwargs != nil {
+				kw = repr(c.kwargs)
+			}
+			t.Errorf("%s|%s(%s, %s):\n got  %s\n want %s", repr(c.value), c.name, repr(NewList(c.args)), kw, got, c.want)
 		}
 	}
 }

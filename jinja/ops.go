@@ -86,10 +86,10 @@ func isNumber(v Value) bool {
 // compare is Python's ordering of a and b for <, <=, >, >=: -1, 0 or 1.
 func compare(op string, a, b Value) (int, error) {
 	if _, ok := a.(Undefined); ok {
-		return 0, undefinedError(a.(Undefined).Hint)
+		return 0, a.(Undefined).fail()
 	}
 	if _, ok := b.(Undefined); ok {
-		return 0, undefinedError(b.(Undefined).Hint)
+		return 0, b.(Undefined).fail()
 	}
 	if x, ok := number(a); ok {
 		if y, ok := number(b); ok {
@@ -165,16 +165,21 @@ func iterate(v Value) ([]Value, error) {
 	case string:
 		return strChars(v), nil
 	case Markup:
-		chars := strChars(string(v))
-		for i, c := range chars {
-			chars[i] = Markup(c.(string))
-		}
-		return chars, nil
+		// Markup inherits str.__iter__: its characters are plain str.
+		return strChars(string(v)), nil
 	case *Generator:
 		if v.consumed {
 			return nil, nil
 		}
 		v.consumed = true
+		if v.fill != nil {
+			items, err := v.fill()
+			v.fill = nil
+			if err != nil {
+				return nil, err
+			}
+			v.items = items
+		}
 		return v.items, nil
 	case *dictView:
 		return v.items(), nil

@@ -747,9 +747,28 @@ func (p *parser) parseMath1() (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		left = &binExpr{op: t.val, left: left, right: right, line: t.line}
+		left = addOperand(left, t, right)
 	}
 	return left, nil
+}
+
+// addOperand builds left op right for + and -, gathering chains of '+' into
+// one sumExpr.
+func addOperand(left expr, op token, right expr) expr {
+	if op.val != "+" {
+		return &binExpr{op: op.val, left: left, right: right, line: op.line}
+	}
+	switch l := left.(type) {
+	case *sumExpr:
+		l.operands = append(l.operands, right)
+		l.lines = append(l.lines, op.line)
+		return l
+	case *binExpr:
+		if l.op == "+" {
+			return &sumExpr{operands: []expr{l.left, l.right, right}, lines: []int{l.line, op.line}}
+		}
+	}
+	return &binExpr{op: "+", left: left, right: right, line: op.line}
 }
 
 func (p *parser) parseConcat() (expr, error) {
@@ -1136,7 +1155,8 @@ func (p *parser) parseFilterCall(node expr) (*filterExpr, error) {
 		}
 		f.args, f.kwNames, f.kwVals = args, kwNames, kwVals
 	}
-	if _, ok := builtinFilters[name]; !ok && p.soft == 0 {
+	f.fn = builtinFilters[name]
+	if f.fn == nil && p.soft == 0 {
 		return nil, &Error{Kind: "TemplateAssertionError", Message: "No filter named " + repr(name) + ".", Line: t.line}
 	}
 	return f, nil
@@ -1180,7 +1200,8 @@ func (p *parser) parseTest(node expr) (expr, error) {
 		}
 		t.args = []expr{arg}
 	}
-	if _, ok := builtinTests[name]; !ok && p.soft == 0 {
+	t.fn = builtinTests[name]
+	if t.fn == nil && p.soft == 0 {
 		return nil, &Error{Kind: "TemplateAssertionError", Message: "No test named " + repr(name) + ".", Line: line}
 	}
 	if negated {

@@ -23,9 +23,9 @@ type renderer struct {
 // fail is the error a use of u raises.
 func (u Undefined) fail() *Error {
 	if u.Unsafe {
-		return securityError("%s", u.Hint)
+		return securityError("%s", u.message())
 	}
-	return undefinedError(u.Hint)
+	return undefinedError(u.message())
 }
 
 // undefinedAttr is the Undefined Jinja2 returns for a missing attribute or item
@@ -36,9 +36,9 @@ func undefinedAttr(obj Value, name Value) Undefined {
 		owner = typeName(obj) + " object"
 	}
 	if s, ok := name.(string); ok {
-		return Undefined{Hint: repr(owner) + " has no attribute " + repr(s)}
+		return Undefined{owner: owner, name: s}
 	}
-	return Undefined{Hint: owner + " has no element " + repr(name)}
+	return Undefined{owner: owner, key: name, isKey: true}
 }
 
 // unsafeAttr is the Undefined the immutable sandbox returns for an attribute that
@@ -46,6 +46,11 @@ func undefinedAttr(obj Value, name Value) Undefined {
 func unsafeAttr(obj Value, name string) Undefined {
 	return Undefined{Unsafe: true, Hint: "access to attribute " + repr(name) + " of " + repr(typeName(obj)) + " object is unsafe."}
 }
+
+// dictAttrs are the attributes of a Python dict, which obj.name finds before
+// the item of that name.
+var dictAttrs = map[string]bool{"clear": true, "copy": true, "fromkeys": true, "get": true, "items": true,
+	"keys": true, "pop": true, "popitem": true, "setdefault": true, "update": true, "values": true}
 
 // mutatingMethods are the attributes ImmutableSandboxedEnvironment forbids,
 // by Python type (jinja2.sandbox._mutable_spec).
@@ -57,6 +62,14 @@ var mutatingMethods = map[string]map[string]bool{
 // getAttr is Jinja2's sandboxed getattr, what obj.name does: the Python attribute
 // first (a method of str, list or dict, a loop or namespace field), then obj[name].
 func (r *renderer) getAttr(obj Value, name string) (Value, error) {
+	if d, ok := obj.(*Dict); ok && !dictAttrs[name] && name != "" && name[0] != '_' {
+		// The common case, message.content: a dict has no such attribute, so
+		// this is the item.
+		if v, ok := d.GetStr(name); ok {
+			return v, nil
+		}
+		return Undefined{owner: "dict object", name: name}, nil
+	}
 	if u, ok := obj.(Undefined); ok {
 		return nil, u.fail()
 	}
@@ -127,8 +140,9 @@ type boundMethod struct {
 func (r *renderer) item(obj Value, key Value) (Value, bool, error) {
 	switch o := obj.(type) {
 	case *Dict:
-		if _, err := hashKey(key); err != nil {
-			return nil, false, nil
+		if s, ok := key.(string); ok {
+			v, ok := o.GetStr(s)
+			return v, ok, nil
 		}
 		v, ok := o.Get(key)
 		return v, ok, nil

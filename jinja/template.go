@@ -3,6 +3,7 @@ package jinja
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -42,6 +43,8 @@ type Options struct {
 // Template is a compiled template. It is immutable and safe for concurrent use.
 type Template struct {
 	body []stmt
+	// sizeHint is the length of a recent output, to size the next one's buffer.
+	sizeHint atomic.Int64
 }
 
 // Compile parses a template source. Syntax errors come back as *Error with
@@ -73,6 +76,7 @@ func (t *Template) Render(vars map[string]Value, opts *Options) (_ string, err e
 	}()
 	r := newRenderer(vars, opts)
 	var out strings.Builder
+	out.Grow(int(t.sizeHint.Load()))
 	r.out = &out
 	err = r.execBody(t.body, r.root)
 	if err != nil {
@@ -81,6 +85,7 @@ func (t *Template) Render(vars map[string]Value, opts *Options) (_ string, err e
 		}
 		return "", err
 	}
+	t.sizeHint.Store(int64(out.Len()))
 	return out.String(), nil
 }
 

@@ -34,13 +34,32 @@ type Markup string
 type Tuple []Value
 
 // Undefined is Jinja2's default Undefined: it prints as "", iterates as empty and
-// is falsy, but any other use raises UndefinedError with the hint it carries.
+// is falsy, but any other use raises UndefinedError with the message Jinja2
+// would give. The message is built only when it is raised.
 type Undefined struct {
+	// Hint, when set, is the whole message.
+	Hint string
 	// Unsafe marks the undefined the sandbox returns for a forbidden attribute:
 	// using it raises SecurityError instead of UndefinedError.
 	Unsafe bool
-	// Hint is the message an erroring use raises, e.g. "'x' is undefined".
-	Hint string
+
+	name  string // the undefined variable, or the missing attribute
+	key   Value  // the missing item, when it is not an attribute name
+	owner string // the type name of the object that lacks it; "" for a variable
+	isKey bool
+}
+
+// message is the text an erroring use raises, as Jinja2 words it.
+func (u Undefined) message() string {
+	switch {
+	case u.Hint != "":
+		return u.Hint
+	case u.owner == "":
+		return repr(u.name) + " is undefined"
+	case u.isKey:
+		return u.owner + " has no element " + repr(u.key)
+	}
+	return repr(u.owner) + " has no attribute " + repr(u.name)
 }
 
 // Func is a built-in callable. kwargs may be nil.
@@ -50,23 +69,32 @@ type Func func(r *renderer, args []Value, kwargs *Dict) (Value, error)
 // generators: they iterate once, have no length, and json.dumps refuses them.
 type Generator struct {
 	items    []Value
+	fill     func() ([]Value, error) // computes items on first iteration, as Python runs a generator's body
 	consumed bool
 	name     string // the Python function that made it, for repr
+	// iterType, when set, makes this a plain iterator of that Python type
+	// (reversed(x) gives list_reverseiterator, reversed, ...), not a generator.
+	iterType string
 }
 
 // Namespace is what namespace() returns: the one object templates may assign into.
 type Namespace struct{ attrs *Dict }
 
-// Dict is a Python dict: insertion-ordered, keyed by hashable values.
+// Dict is a Python dict: insertion-ordered, keyed by hashable values. Small
+// dicts (the messages and tool schemas of chat templates) are searched linearly;
+// an index is built once a dict grows past smallDict entries.
 type Dict struct {
 	keys  []Value
 	vals  []Value
-	index map[any]int
+	index map[any]int // hashKey(key) -> position; nil while the dict is small
 }
+
+// smallDict is the size up to which a linear scan beats hashing.
+const smallDict = 8
 
 // NewDict returns an empty dict with room for n entries.
 func NewDict(n int) *Dict {
-	return &Dict{keys: make([]Value, 0, n), vals: make([]Value, 0, n), index: make(map[any]int, n)}
+	return &Dict{keys: make([]Value, 0, n), vals: make([]Value, 0, n)}
 }
 
 // hashKey maps a key to the Go map key that Python's hash equality gives it:
@@ -108,31 +136,90 @@ func hashKey(k Value) (any, error) {
 type hashNone struct{}
 type hashTuple string
 
+// findStr returns the position of a str key.
+func (d *Dict) findStr(k string) (int, bool) {
+	if d.index != nil {
+		i, ok := d.index[k]
+		return i, ok
+	}
+	for i, key := range d.keys {
+		switch key := key.(type) {
+		case string:
+			if key == k {
+				return i, true
+			}
+		case Markup:
+			if string(key) == k {
+				return i, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// find returns the position of any key; h is hashKey(k).
+func (d *Dict) find(h any) (int, bool) {
+	if s, ok := h.(string); ok {
+		return d.findStr(s)
+	}
+	if d.index != nil {
+		i, ok := d.index[h]
+		return i, ok
+	}
+	for i, key := range d.keys {
+		if kh, _ := hashKey(key); kh == h {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// insertStr appends a new str key, boxing it once for both uses.
+func (d *Dict) insertStr(k string, v Value) {
+	var key Value = k
+	d.insert(key, key, v)
+}
+
+func (d *Dict) insert(h any, k, v Value) {
+	d.keys = append(d.keys, k)
+	d.vals = append(d.vals, v)
+	switch {
+	case d.index != nil:
+		d.index[h] = len(d.keys) - 1
+	case len(d.keys) > smallDict:
+		d.index = make(map[any]int, 2*len(d.keys))
+		for i, key := range d.keys {
+			kh, _ := hashKey(key)
+			d.index[kh] = i
+		}
+	}
+}
+
 // Set stores v under k.
 func (d *Dict) Set(k, v Value) error {
+	if s, ok := k.(string); ok {
+		d.SetStr(s, v)
+		return nil
+	}
 	h, err := hashKey(k)
 	if err != nil {
 		return err
 	}
-	if i, ok := d.index[h]; ok {
+	if i, ok := d.find(h); ok {
 		d.vals[i] = v
 		return nil
 	}
-	d.index[h] = len(d.keys)
-	d.keys = append(d.keys, k)
-	d.vals = append(d.vals, v)
+	d.insert(h, k, v)
 	return nil
 }
 
 // SetStr stores v under a string key.
 func (d *Dict) SetStr(k string, v Value) {
-	if i, ok := d.index[k]; ok {
+	if i, ok := d.findStr(k); ok {
 		d.vals[i] = v
 		return
 	}
-	d.index[k] = len(d.keys)
-	d.keys = append(d.keys, k)
-	d.vals = append(d.vals, v)
+	d.insertStr(k, v)
 }
 
 // Get returns the value stored under k.
@@ -144,7 +231,7 @@ func (d *Dict) Get(k Value) (Value, bool) {
 	if err != nil {
 		return nil, false
 	}
-	i, ok := d.index[h]
+	i, ok := d.find(h)
 	if !ok {
 		return nil, false
 	}
@@ -153,7 +240,7 @@ func (d *Dict) Get(k Value) (Value, bool) {
 
 // GetStr returns the value stored under a string key.
 func (d *Dict) GetStr(k string) (Value, bool) {
-	i, ok := d.index[k]
+	i, ok := d.findStr(k)
 	if !ok {
 		return nil, false
 	}
@@ -171,12 +258,12 @@ func (d *Dict) Values() []Value { return d.vals }
 
 // Copy returns a shallow copy.
 func (d *Dict) Copy() *Dict {
-	c := NewDict(d.Len())
-	for i, k := range d.keys {
-		h, _ := hashKey(k)
-		c.index[h] = i
-		c.keys = append(c.keys, k)
-		c.vals = append(c.vals, d.vals[i])
+	c := &Dict{keys: append([]Value(nil), d.keys...), vals: append([]Value(nil), d.vals...)}
+	if d.index != nil {
+		c.index = make(map[any]int, len(d.index))
+		for h, i := range d.index {
+			c.index[h] = i
+		}
 	}
 	return c
 }
@@ -203,6 +290,9 @@ func typeName(v Value) string {
 	case *Dict:
 		return "dict"
 	case *Generator:
+		if v.iterType != "" {
+			return v.iterType
+		}
 		return "generator"
 	case *dictView:
 		return v.typeName()
@@ -342,7 +432,11 @@ func writeRepr(b *strings.Builder, v Value) {
 	case *dictView:
 		v.writeRepr(b)
 	case *Generator:
-		b.WriteString("<generator object " + v.name + " at 0x7f0000000000>")
+		if v.iterType != "" {
+			b.WriteString("<" + v.iterType + " object at 0x7f0000000000>")
+		} else {
+			b.WriteString("<generator object " + v.name + " at 0x7f0000000000>")
+		}
 	case *Namespace:
 		b.WriteString("<Namespace ")
 		writeRepr(b, v.attrs)

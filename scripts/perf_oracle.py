@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Time the Python reference renderer over the corpus, one pair at a time, in one process.
 
-usage: perf_oracle.py [--corpus DIR] [--oracle DIR] [--mintime SECONDS] [--rounds N] [--only SUBSTRING]
+usage: perf_oracle.py [--corpus DIR] [--oracle DIR] [--mintime SECONDS] [--rounds N] [--only SUBSTRING] [--serve]
 
 Each template is compiled once through render.compile_template (the lru_cache'd
 ImmutableSandboxedEnvironment that mirrors transformers' _compile_jinja_template);
@@ -14,7 +14,12 @@ gen_goldens.py builds them. A pair whose golden is an error is timed raising.
 Prints one JSON object on stdout:
   {"python": ..., "jinja2": ..., "markupsafe": ..., "mintime_s": ..., "rounds": ...,
    "pairs": {"<template>__<scenario>": {"ns": float, "iters": int, "error": bool}}}
-Scripts/perfrender runs this and compares with its own figures.
+
+--serve: first print one JSON line with the versions and the pair names, then
+answer each pair name read on stdin with one JSON line {"pair", "ns", "iters",
+"error"}, timing that pair only then. scripts/perfrender uses this to time the
+two sides pair by pair, alternately (never at once), so that both see the same
+machine load.
 """
 import argparse
 import json
@@ -85,13 +90,14 @@ def main():
     ap.add_argument("--mintime", type=float, default=0.02, help="seconds of timed renders per pair")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--only", default="", help="time only pairs whose name contains this")
+    ap.add_argument("--serve", action="store_true", help="time the pairs named on stdin, one JSON line each")
     args = ap.parse_args()
     oracle = args.oracle or os.path.join(os.path.dirname(os.path.normpath(args.corpus)), "tools", "oracle")
     sys.path.insert(0, oracle)
     import jinja2  # noqa: E402
     from render import compile_template, render  # noqa: E402
 
-    pairs = {}
+    reqs = {}
     for name, req in requests(args.corpus):
         if args.only and args.only not in name:
             continue
@@ -99,18 +105,35 @@ def main():
             compile_template(req["template"])
         except Exception:
             pass  # render() raises it again, as transformers would on every call
-        ns, iters, raised = time_pair(render, req, args.mintime, args.rounds)
-        pairs[name] = {"ns": ns, "iters": iters, "error": raised}
-        print(f"\r  python: {len(pairs)} pairs", end="", file=sys.stderr, flush=True)
-    print(file=sys.stderr)
-    json.dump({
+        reqs[name] = req
+    info = {
         "python": sys.version.split()[0],
         "jinja2": jinja2.__version__,
         "markupsafe": metadata.version("markupsafe"),
         "mintime_s": args.mintime,
         "rounds": args.rounds,
-        "pairs": pairs,
-    }, sys.stdout)
+    }
+
+    def timed(name):
+        ns, iters, raised = time_pair(render, reqs[name], args.mintime, args.rounds)
+        return {"ns": ns, "iters": iters, "error": raised}
+
+    if args.serve:
+        print(json.dumps({**info, "names": list(reqs)}), flush=True)
+        for line in sys.stdin:
+            name = line.strip()
+            if not name:
+                continue
+            ans = {"pair": name, **timed(name)} if name in reqs else {"pair": name, "missing": True}
+            print(json.dumps(ans), flush=True)
+        return 0
+
+    pairs = {}
+    for name in reqs:
+        pairs[name] = timed(name)
+        if len(pairs) % 100 == 0:
+            print(f"  python: {len(pairs)} pairs", file=sys.stderr, flush=True)
+    json.dump({**info, "pairs": pairs}, sys.stdout)
     sys.stdout.write("\n")
     return 0
 

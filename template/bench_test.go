@@ -125,6 +125,27 @@ func BenchmarkCorpusRender(b *testing.B) {
 	renderPairs(b, loadBenchCorpus(b).pairs)
 }
 
+// BenchmarkCorpusEngine renders all corpus pairs per op with the engine alone:
+// jinja's Template.Render, the template variables built once beforehand.
+func BenchmarkCorpusEngine(b *testing.B) {
+	c := loadBenchCorpus(b)
+	vars := make([]map[string]jinja.Value, len(c.pairs))
+	for i, p := range c.pairs {
+		var err error
+		if vars[i], err = p.req.Vars(); err != nil {
+			b.Fatalf("%s: %v", p.name, err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		for i := range c.pairs {
+			benchSink, _ = c.pairs[i].tpl.Render(vars[i], benchOpts)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(c.pairs)), "ns/render")
+}
+
 // BenchmarkCorpusVars measures only the request → template variables step of
 // template.Render (jinja.FromJSON of messages, tools, tokens and kwargs).
 func BenchmarkCorpusVars(b *testing.B) {

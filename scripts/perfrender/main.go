@@ -5,7 +5,8 @@
 //
 //	go run ./scripts/perfrender -out docs/PERFORMANCE.md
 //
-// Both sides are timed the same way, one pair at a time: templates are compiled
+// The oracle runs as `perf_oracle.py --serve`; the two sides take turns pair by
+// pair and never run at once. Both time a pair the same way: templates are compiled
 // once beforehand, one warm-up render, a batch size calibrated so that a batch
 // takes at least mintime/rounds, then `rounds` batches; the pair's figure is the
 // median batch mean. Our render is template.Render (request → template variables
@@ -13,6 +14,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/json"
@@ -24,6 +26,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -44,6 +47,7 @@ type pair struct {
 	compErr  error
 	goNs     float64
 	goIters  int
+	engNs    float64 // jinja Template.Render alone, variables built once
 	allocs   float64 // per render
 	bytes    float64 // per render
 	match    bool
@@ -52,21 +56,20 @@ type pair struct {
 	pyRaised bool
 }
 
-type oracleResult struct {
-	Python     string  `json:"python"`
-	Jinja2     string  `json:"jinja2"`
-	MarkupSafe string  `json:"markupsafe"`
-	MinTime    float64 `json:"mintime_s"`
-	Rounds     int     `json:"rounds"`
-	Pairs      map[string]struct {
-		Ns    float64 `json:"ns"`
-		Iters int     `json:"iters"`
-		Error bool    `json:"error"`
-	} `json:"pairs"`
+// oracleInfo is the first line perf_oracle.py --serve prints.
+type oracleInfo struct {
+	Python     string   `json:"python"`
+	Jinja2     string   `json:"jinja2"`
+	MarkupSafe string   `json:"markupsafe"`
+	Names      []string `json:"names"`
 }
 
 func main() {
 	log := func(format string, a ...any) { fmt.Fprintf(os.Stderr, format+"\n", a...) }
+	fail := func(format string, a ...any) {
+		log("perfrender: "+format, a...)
+		os.Exit(1)
+	}
 	shared := os.Getenv("DRAGOMAN_SHARED")
 	if shared == "" {
 		shared = filepath.Join("..", "shared")
@@ -79,6 +82,8 @@ func main() {
 	python := flag.String("python", "python3", "Python interpreter for scripts/perf_oracle.py")
 	only := flag.String("only", "", "time only pairs whose name contains this (for quick looks)")
 	rawOut := flag.String("json", "", "also write the per-pair figures as JSON to this file")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of our timed renders to this file")
+	noPython := flag.Bool("nopython", false, "time our side only and print per-pair figures (with -only, for profiling)")
 	flag.Parse()
 	if *rounds < 1 {
 		*rounds = 1
@@ -89,61 +94,111 @@ func main() {
 
 	pairs, err := load(*corpus, *only)
 	if err != nil {
-		log("perfrender: %v", err)
-		os.Exit(1)
+		fail("%v", err)
 	}
 	if len(pairs) == 0 {
-		log("perfrender: no pairs in %s", *corpus)
-		os.Exit(1)
+		fail("no pairs in %s", *corpus)
 	}
-	load1, _ := os.ReadFile("/proc/loadavg")
+	loadStart := loadAvg()
 	started := time.Now()
 
-	// Our side first, then Python: never both at once on a 2-core machine.
 	now, _ := template.NowFunc("2026-01-15T12:00:00")
 	opts := &jinja.Options{Now: now}
-	for i, p := range pairs {
-		timeGo(p, opts, *minTime, *rounds)
-		fmt.Fprintf(os.Stderr, "\r  go: %d/%d pairs", i+1, len(pairs))
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fail("%v", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fail("%v", err)
+		}
 	}
-	fmt.Fprintln(os.Stderr)
+	if *noPython {
+		for _, p := range pairs {
+			timeGo(p, opts, *minTime, *rounds)
+		}
+		if *cpuProfile != "" {
+			pprof.StopCPUProfile()
+		}
+		for _, p := range pairs {
+			fmt.Printf("%-64s %10s (engine %10s) %6.0f allocs %9s match=%v\n", p.name, dur(p.goNs), dur(p.engNs), p.allocs, size(p.bytes), p.match)
+		}
+		return
+	}
 
+	// The oracle runs beside us as perf_oracle.py --serve; the two sides take
+	// turns pair by pair (never both at once, on a 2-core machine), so that a
+	// change in the machine's load touches both sides of a pair alike.
 	script := filepath.Join("scripts", "perf_oracle.py")
 	if _, err := os.Stat(script); err != nil {
-		log("perfrender: run from the repository root (%v)", err)
-		os.Exit(1)
+		fail("run from the repository root (%v)", err)
 	}
-	cmd := exec.Command(*python, script, "--corpus", *corpus, "--oracle", *oracle,
+	cmd := exec.Command(*python, script, "--serve", "--corpus", *corpus, "--oracle", *oracle,
 		"--mintime", fmt.Sprint(minTime.Seconds()), "--rounds", fmt.Sprint(*rounds), "--only", *only)
 	cmd.Stderr = os.Stderr
-	pyOut, err := cmd.Output()
+	toPy, err := cmd.StdinPipe()
 	if err != nil {
-		log("perfrender: %s: %v", script, err)
-		os.Exit(1)
+		fail("%v", err)
 	}
-	var or oracleResult
-	if err := json.Unmarshal(pyOut, &or); err != nil {
-		log("perfrender: reading %s output: %v", script, err)
-		os.Exit(1)
+	fromPy, err := cmd.StdoutPipe()
+	if err != nil {
+		fail("%v", err)
 	}
-	for _, p := range pairs {
-		r, ok := or.Pairs[p.name]
-		if !ok {
-			log("perfrender: oracle did not time %s", p.name)
-			os.Exit(1)
+	if err := cmd.Start(); err != nil {
+		fail("%s: %v", script, err)
+	}
+	lines := bufio.NewScanner(fromPy)
+	lines.Buffer(nil, 16<<20)
+	readLine := func(v any) {
+		if !lines.Scan() {
+			fail("%s stopped answering: %v", script, cmp.Or(lines.Err(), cmd.Wait()))
 		}
-		p.pyNs, p.pyIters, p.pyRaised = r.Ns, r.Iters, r.Error
+		if err := json.Unmarshal(lines.Bytes(), v); err != nil {
+			fail("reading %s: %v", script, err)
+		}
+	}
+	var or oracleInfo
+	readLine(&or)
+	if len(or.Names) != len(pairs) {
+		fail("the oracle has %d pairs, we have %d", len(or.Names), len(pairs))
+	}
+	for i, p := range pairs {
+		timeGo(p, opts, *minTime, *rounds)
+		if _, err := fmt.Fprintln(toPy, p.name); err != nil {
+			fail("%s: %v", script, err)
+		}
+		var ans struct {
+			Pair    string  `json:"pair"`
+			Ns      float64 `json:"ns"`
+			Iters   int     `json:"iters"`
+			Error   bool    `json:"error"`
+			Missing bool    `json:"missing"`
+		}
+		readLine(&ans)
+		if ans.Missing || ans.Pair != p.name {
+			fail("the oracle did not time %s", p.name)
+		}
+		p.pyNs, p.pyIters, p.pyRaised = ans.Ns, ans.Iters, ans.Error
+		if (i+1)%50 == 0 || i+1 == len(pairs) {
+			log("  %d/%d pairs", i+1, len(pairs))
+		}
+	}
+	if *cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
+	toPy.Close()
+	if err := cmd.Wait(); err != nil {
+		fail("%s: %v", script, err)
 	}
 	elapsed := time.Since(started)
 
 	section := report(pairs, &or, env{
-		started: started, elapsed: elapsed, load: strings.Join(strings.Fields(string(load1))[:min(3, len(strings.Fields(string(load1))))], " "),
+		started: started, elapsed: elapsed, load: loadStart + " at the start, " + loadAvg() + " at the end",
 		minTime: *minTime, rounds: *rounds, only: *only,
 	})
 	if *rawOut != "" {
 		if err := writeJSON(*rawOut, pairs); err != nil {
-			log("perfrender: %v", err)
-			os.Exit(1)
+			fail("%v", err)
 		}
 	}
 	if *out == "" {
@@ -151,8 +206,7 @@ func main() {
 		return
 	}
 	if err := writeSection(*out, section, started); err != nil {
-		log("perfrender: %v", err)
-		os.Exit(1)
+		fail("%v", err)
 	}
 	log("perfrender: wrote %s", *out)
 }
@@ -216,25 +270,61 @@ func load(corpus, only string) ([]*pair, error) {
 	return pairs, nil
 }
 
-// timeGo times template.Render for one pair and counts its allocations.
+// timeGo times template.Render for one pair (the headline figure), then the
+// engine alone (jinja's Template.Render with the variables built once), and
+// counts the allocations of a full render. Outputs are checked against the golden
+// before and after timing.
 func timeGo(p *pair, opts *jinja.Options, minTime time.Duration, rounds int) {
-	var sink string
-	render := func() (string, error) {
+	full := func() (string, error) {
 		if p.compErr != nil {
-			return "", p.compErr // Python recompiles (and fails) on every call; we do not count that
+			return "", p.compErr // Python recompiles (and fails) on every call; we do not
 		}
 		return template.Render(p.tpl, p.req, opts)
 	}
+	vars, varsErr := p.req.Vars()
+	engine := func() (string, error) {
+		if p.compErr != nil {
+			return "", p.compErr
+		}
+		if varsErr != nil {
+			return "", varsErr
+		}
+		return p.tpl.Render(vars, opts)
+	}
+	ok := func(got string, err error) bool {
+		return (p.wantErr && err != nil) || (!p.wantErr && err == nil && got == p.want)
+	}
+	p.match = ok(full()) && ok(engine()) // also the warm-up
+	var n int
+	p.goNs, n = measure(full, minTime, rounds)
+	p.goIters = n * rounds
+	p.engNs, _ = measure(engine, minTime, rounds)
+	p.match = p.match && ok(full()) && ok(engine())
+
+	// Allocations of the full render, outside the timed batches.
+	an := min(n, 1000)
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	for range an {
+		sink, _ = full()
+	}
+	runtime.ReadMemStats(&m1)
+	p.allocs = float64(m1.Mallocs-m0.Mallocs) / float64(an)
+	p.bytes = float64(m1.TotalAlloc-m0.TotalAlloc) / float64(an)
+}
+
+var sink string
+
+// measure calibrates a batch size n so that one batch of fn calls takes at least
+// minTime/rounds, runs `rounds` batches and returns the median batch mean in ns.
+func measure(fn func() (string, error), minTime time.Duration, rounds int) (float64, int) {
 	batch := func(n int) time.Duration {
 		start := time.Now()
 		for range n {
-			sink, _ = render()
+			sink, _ = fn()
 		}
 		return time.Since(start)
 	}
-	got, err := render() // warm-up, and the output check
-	p.match = (p.wantErr && err != nil) || (!p.wantErr && err == nil && got == p.want)
-
 	target := minTime / time.Duration(rounds)
 	n := 1
 	var el time.Duration
@@ -250,17 +340,7 @@ func timeGo(p *pair, opts *jinja.Options, minTime time.Duration, rounds int) {
 	for range rounds - 1 {
 		means = append(means, float64(batch(n))/float64(n))
 	}
-	p.goNs, p.goIters = median(means), n*rounds
-
-	// Allocations, outside the timed batches.
-	an := min(n, 1000)
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	batch(an)
-	runtime.ReadMemStats(&m1)
-	p.allocs = float64(m1.Mallocs-m0.Mallocs) / float64(an)
-	p.bytes = float64(m1.TotalAlloc-m0.TotalAlloc) / float64(an)
-	_ = sink
+	return median(means), n
 }
 
 func median(xs []float64) float64 { return quantile(xs, 0.5) }
@@ -289,7 +369,7 @@ type env struct {
 	only    string
 }
 
-func report(pairs []*pair, or *oracleResult, e env) string {
+func report(pairs []*pair, or *oracleInfo, e env) string {
 	col := func(f func(*pair) float64) []float64 {
 		xs := make([]float64, len(pairs))
 		for i, p := range pairs {
@@ -298,6 +378,7 @@ func report(pairs []*pair, or *oracleResult, e env) string {
 		return xs
 	}
 	goNs := col(func(p *pair) float64 { return p.goNs })
+	engNs := col(func(p *pair) float64 { return p.engNs })
 	pyNs := col(func(p *pair) float64 { return p.pyNs })
 	ratio := col(func(p *pair) float64 { return p.pyNs / p.goNs })
 	allocs := col(func(p *pair) float64 { return p.allocs })
@@ -320,13 +401,13 @@ func report(pairs []*pair, or *oracleResult, e env) string {
 	var b strings.Builder
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	w("## Render\n\n")
-	w("Reproduce: `scripts/perf.sh` (that is, `go run ./scripts/perfrender -out docs/PERFORMANCE.md`, about two minutes). ")
+	w("Reproduce: `scripts/perf.sh` (that is, `go run ./scripts/perfrender -out docs/PERFORMANCE.md`, about a minute and a half). ")
 	w("Go benchmarks over the same corpus: `go test ./template -run '^$' -bench . -benchmem`.\n\n")
 	w("Every corpus pair (%d templates × %d scenarios = %d renders", countTemplates(pairs), len(pairs)/max(1, countTemplates(pairs)), len(pairs))
 	if e.only != "" {
 		w(", filtered by `-only %s`", e.only)
 	}
-	w(") is timed on its own, warm, in one process per side, Go first and then Python, never both at once: ")
+	w(") is timed on its own, warm, one process per side; the two sides take turns pair by pair, never running at once, so that both see the same machine load: ")
 	w("templates are compiled once beforehand, one warm-up render, then %d batches of at least %v each; ", e.rounds, e.minTime/time.Duration(e.rounds))
 	w("a pair's figure is its median batch mean. Ours is `template.Render` (request JSON → template variables → render, ")
 	w("the pinned clock of the goldens); the oracle's is `render.render(req)` from `render.py` with the template already ")
@@ -339,20 +420,29 @@ func report(pairs []*pair, or *oracleResult, e env) string {
 	w("| Go | %s %s/%s, GOMAXPROCS=%d |\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
 	w("| Python | %s, Jinja2 %s, MarkupSafe %s |\n", or.Python, or.Jinja2, or.MarkupSafe)
 	w("| CPU | %s, %d cores |\n", cpuModel(), runtime.NumCPU())
-	w("| Load average at start | %s |\n", e.load)
+	w("| Load average | %s |\n", e.load)
 	w("| Run time | %s |\n\n", e.elapsed.Round(time.Second))
+	w("A load average above zero means other work shared the machine: absolute times then move between runs by tens of ")
+	w("percent, the ratios less, since the two sides alternate pair by pair.\n\n")
 
 	verdict := "**met**"
 	if medRatio < goal {
 		verdict = "**not met**"
 	}
 	w("Goal: at least %.0f× faster than Python at the median — %s (%.1f×).\n\n", goal, verdict, medRatio)
-	w("| Per render | Dragoman (Go) | Oracle (Python) | Python ÷ Go |\n|---|---:|---:|---:|\n")
-	w("| Median | %s | %s | %.1f× |\n", dur(median(goNs)), dur(median(pyNs)), medRatio)
-	w("| p90 | %s | %s | %.1f× |\n", dur(quantile(goNs, 0.9)), dur(quantile(pyNs, 0.9)), quantile(pyNs, 0.9)/quantile(goNs, 0.9))
-	w("| Max | %s | %s | %.1f× |\n", dur(slices.Max(goNs)), dur(slices.Max(pyNs)), slices.Max(pyNs)/slices.Max(goNs))
-	w("| Whole corpus (sum of %d) | %s | %s | %.1f× |\n\n", len(pairs), dur(sum(goNs)), dur(sum(pyNs)), sum(pyNs)/sum(goNs))
-	w("Per-pair speed-up (Python ÷ Go): median %.1f×, p10 %.1f×, min %.1f×, max %.1f×; %d of %d pairs at least %.0f×.\n\n",
+	w("| Per render | Dragoman `template.Render` | Oracle (Python) | Python ÷ Go | Dragoman engine only | Python ÷ engine |\n|---|---:|---:|---:|---:|---:|\n")
+	stat := func(label string, f func([]float64) float64) {
+		g, e, py := f(goNs), f(engNs), f(pyNs)
+		w("| %s | %s | %s | %.1f× | %s | %.1f× |\n", label, dur(g), dur(py), py/g, dur(e), py/e)
+	}
+	stat("Median", median)
+	stat("p90", func(xs []float64) float64 { return quantile(xs, 0.9) })
+	stat("Max", slices.Max[[]float64])
+	stat(fmt.Sprintf("Whole corpus (sum of %d)", len(pairs)), sum)
+	w("\n\"Engine only\" is `jinja.Template.Render` with the template variables built once per pair; `template.Render` also ")
+	w("converts the request's JSON (messages, tools, tokens, kwargs) to template values on every call, which `render.render` does not ")
+	w("have to do (its request is already Python objects).\n\n")
+	w("Per-pair speed-up (Python ÷ `template.Render`): median %.1f×, p10 %.1f×, min %.1f×, max %.1f×; %d of %d pairs at least %.0f×.\n\n",
 		median(ratio), quantile(ratio, 0.1), slices.Min(ratio), slices.Max(ratio), countAtLeast(ratio, goal), len(ratio), goal)
 	w("Allocations per render (ours): median %.0f allocs / %s, p90 %.0f / %s, max %.0f / %s; whole corpus %.0f allocs / %s.\n\n",
 		median(allocs), size(median(byts)), quantile(allocs, 0.9), size(quantile(byts, 0.9)),
@@ -360,9 +450,9 @@ func report(pairs []*pair, or *oracleResult, e env) string {
 	w("Outputs checked against the goldens during the run: %d of %d match.\n\n", matched, len(pairs))
 
 	row := func(p *pair) {
-		w("| `%s` | %s | %s | %.1f× | %.0f / %s |\n", p.name, dur(p.goNs), dur(p.pyNs), p.pyNs/p.goNs, p.allocs, size(p.bytes))
+		w("| `%s` | %s | %s | %s | %.1f× | %.0f / %s |\n", p.name, dur(p.goNs), dur(p.engNs), dur(p.pyNs), p.pyNs/p.goNs, p.allocs, size(p.bytes))
 	}
-	head := "| Pair | Go | Python | Python ÷ Go | Allocs / bytes |\n|---|---:|---:|---:|---:|\n"
+	head := "| Pair | Go | Go engine only | Python | Python ÷ Go | Allocs / bytes per render |\n|---|---:|---:|---:|---:|---:|\n"
 	w("Slowest pairs for us:\n\n%s", head)
 	bySlow := slices.Clone(pairs)
 	slices.SortStableFunc(bySlow, func(a, b *pair) int { return cmp.Compare(b.goNs, a.goNs) })
@@ -419,6 +509,16 @@ func size(b float64) string {
 	return fmt.Sprintf("%.0f B", b)
 }
 
+// loadAvg is the 1-, 5- and 15-minute load average from /proc/loadavg.
+func loadAvg() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(data))
+	if err != nil || len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
 func cpuModel() string {
 	data, err := os.ReadFile("/proc/cpuinfo")
 	if err != nil {
@@ -458,8 +558,8 @@ func writeSection(path, section string, when time.Time) error {
 	}
 	intro := fmt.Sprintf("# Performance\n\n"+
 		"The figures in this file are written by `scripts/perf.sh`; do not edit them by hand. "+
-		"Machine: 2 cores (%s). Last written %s at commit %s.\n\n",
-		cpuModel(), when.UTC().Format("2006-01-02"), commit())
+		"Machine: %d cores (%s). Last written %s at commit %s.\n\n",
+		runtime.NumCPU(), cpuModel(), when.UTC().Format("2006-01-02"), commit())
 
 	lines := strings.SplitAfter(string(old), "\n")
 	var sections []string // each starts with "## "
@@ -496,6 +596,7 @@ func writeJSON(path string, pairs []*pair) error {
 		GoIters  int     `json:"go_iters"`
 		Allocs   float64 `json:"allocs"`
 		Bytes    float64 `json:"bytes"`
+		EngNs    float64 `json:"go_engine_ns"`
 		Match    bool    `json:"matches_golden"`
 		PyNs     float64 `json:"python_ns"`
 		PyIters  int     `json:"python_iters"`
@@ -503,7 +604,7 @@ func writeJSON(path string, pairs []*pair) error {
 	}
 	var rows []row
 	for _, p := range pairs {
-		rows = append(rows, row{p.name, p.goNs, p.goIters, p.allocs, p.bytes, p.match, p.pyNs, p.pyIters, p.pyRaised})
+		rows = append(rows, row{p.name, p.goNs, p.goIters, p.allocs, p.bytes, p.engNs, p.match, p.pyNs, p.pyIters, p.pyRaised})
 	}
 	data, err := json.MarshalIndent(rows, "", " ")
 	if err != nil {
