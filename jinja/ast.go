@@ -91,6 +91,10 @@ type (
 		obj  expr
 		key  expr
 		line int
+		// folded marks a slice of a constant that Jinja2's optimizer evaluates
+		// at compile time, through the sandbox's forgiving getitem: where a
+		// runtime slice would raise, the folded one gives an Undefined.
+		folded bool
 	}
 	sliceExpr struct{ start, stop, step expr } // only as itemExpr.key
 	callExpr  struct {

@@ -14,7 +14,7 @@ import (
 type scope struct {
 	parent *scope
 	binds  []binding
-	inline [4]binding        // backing for binds: most frames hold a few names
+	inline [4]binding       // backing for binds: most frames hold a few names
 	vars   map[string]Value // the render context, on the root frame only
 }
 
@@ -83,6 +83,7 @@ func (r *renderer) write(s string) error {
 		return limitError("template output exceeds %d bytes", r.limits.MaxOutputBytes)
 	}
 	r.out.WriteString(s)
+	r.pieces++
 	return nil
 }
 
@@ -113,11 +114,14 @@ func (r *renderer) leave() { r.depth-- }
 
 // capture runs fn with output going to a fresh buffer and returns what it wrote.
 func (r *renderer) capture(fn func() error) (string, error) {
-	saved := r.out
+	saved, savedPieces, savedJoinErr := r.out, r.pieces, r.joinErr
 	var b strings.Builder
-	r.out = &b
+	r.out, r.pieces, r.joinErr = &b, 0, nil
 	err := fn()
-	r.out = saved
+	if err == nil && r.joinErr != nil {
+		err = r.joinErr
+	}
+	r.out, r.pieces, r.joinErr = saved, savedPieces, savedJoinErr
 	return b.String(), err
 }
 
@@ -174,7 +178,8 @@ func (r *renderer) exec(s stmt, sc *scope) error {
 		}
 		return withLine(r.assign(s.target, v, sc), s.line)
 	case *setBlockStmt:
-		text, err := r.capture(func() error { return r.execBody(s.body, sc) })
+		inner := &scope{parent: sc} // sets in the body stay in the body
+		text, err := r.capture(func() error { return r.execBody(s.body, inner) })
 		if err != nil {
 			return err
 		}
@@ -187,14 +192,15 @@ func (r *renderer) exec(s stmt, sc *scope) error {
 		sc.set(s.name, &Macro{name: s.name, def: s.m, scope: sc})
 		return nil
 	case *callBlockStmt:
-		caller := &Macro{name: "caller", def: s.caller, scope: sc}
+		caller := &Macro{def: s.caller, scope: sc} // anonymous, as Jinja2's caller
 		v, err := r.evalCall(s.call, sc, caller)
 		if err != nil {
 			return withLine(err, s.line)
 		}
 		return r.write(toStr(v))
 	case *filterBlockStmt:
-		text, err := r.capture(func() error { return r.execBody(s.body, sc) })
+		inner := &scope{parent: sc}
+		text, err := r.capture(func() error { return r.execBody(s.body, inner) })
 		if err != nil {
 			return err
 		}
@@ -202,7 +208,18 @@ func (r *renderer) exec(s stmt, sc *scope) error {
 		if err != nil {
 			return withLine(err, s.line)
 		}
-		return r.write(toStr(v))
+		out, ok := isString(v)
+		if !ok {
+			// Jinja2 yields the filtered value as it is, and joining the
+			// output refuses anything but str: an error that surfaces only when
+			// this buffer is joined, so a break before then never sees it.
+			if r.joinErr == nil {
+				r.joinErr = typeError("sequence item %d: expected str instance, %s found", r.pieces, typeName(v))
+			}
+			r.pieces++
+			return nil
+		}
+		return r.write(out)
 	case *withStmt:
 		inner := &scope{parent: sc}
 		for i, t := range s.targets {
@@ -304,7 +321,7 @@ func (r *renderer) loop(s *forStmt, seq Value, sc *scope, depth int) error {
 		items = kept
 	}
 	if len(items) == 0 {
-		return r.execBody(s.else_, sc)
+		return r.execBody(s.else_, &scope{parent: sc}) // the else block is a frame of its own
 	}
 	info := &LoopInfo{items: items, depth0: depth}
 	if s.recursive {
@@ -317,6 +334,9 @@ func (r *renderer) loop(s *forStmt, seq Value, sc *scope, depth int) error {
 		}
 	}
 	iter := &scope{parent: sc}
+	// As Jinja2 compiles it, the else block also runs when no iteration
+	// reached the end of the body (each one ended in break or continue).
+	completed := false
 	for i, it := range items {
 		if err := r.tick(); err != nil {
 			return err
@@ -337,6 +357,13 @@ func (r *renderer) loop(s *forStmt, seq Value, sc *scope, depth int) error {
 		if err != nil {
 			return err
 		}
+		completed = true
+		if info.exhausted {
+			break
+		}
+	}
+	if !completed && len(s.else_) > 0 {
+		return r.execBody(s.else_, &scope{parent: sc})
 	}
 	return nil
 }
@@ -382,7 +409,10 @@ func (r *renderer) eval(e expr, sc *scope) (Value, error) {
 					k.step = v
 				}
 			}
-			key = k
+			if e.folded {
+				return r.getItem(obj, k)
+			}
+			return r.sliceItem(obj, k)
 		} else if key, err = r.eval(e.key, sc); err != nil {
 			return nil, err
 		}
@@ -575,7 +605,10 @@ func binary(op string, a, b Value) (Value, error) {
 		return nil, u.fail()
 	}
 	if u, ok := b.(Undefined); ok {
-		return nil, u.fail()
+		if _, isStr := isString(a); !isStr || op != "%" {
+			return nil, u.fail()
+		}
+		// str % x only asks x for str() or repr(), which an Undefined answers.
 	}
 	if isNumber(a) && isNumber(b) {
 		return arith(op, a, b)
@@ -737,12 +770,14 @@ func arith(op string, a, b Value) (Value, error) {
 		if y == 0 {
 			return nil, newError("ZeroDivisionError", "float floor division by zero")
 		}
-		return math.Floor(x / y), nil
+		div, _ := floatDivmod(x, y)
+		return div, nil
 	case "%":
 		if y == 0 {
 			return nil, newError("ZeroDivisionError", "float modulo")
 		}
-		return floatMod(x, y), nil
+		_, mod := floatDivmod(x, y)
+		return mod, nil
 	case "**":
 		return math.Pow(x, y), nil
 	}

@@ -2,7 +2,6 @@ package jinja
 
 import (
 	"errors"
-	"html"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -92,57 +91,123 @@ type signature struct {
 	defaults []Value  // defaults of the last len(defaults) parameters
 }
 
+// maxParams bounds a signature's parameters, the filtered value included.
+const maxParams = 6
+
+// boundArgs are a call's arguments in parameter order, the value first and
+// defaults filled in; a fixed array, so that binding allocates nothing.
+type boundArgs [maxParams]Value
+
 func newSig(name, hidden, params string, defaults ...Value) *signature {
-	return &signature{name: name, hidden: hidden, params: strings.Fields(params), defaults: defaults}
+	s := &signature{name: name, hidden: hidden, params: strings.Fields(params), defaults: defaults}
+	if len(s.params) > maxParams || len(defaults) >= len(s.params) {
+		panic("jinja: bad signature for " + name)
+	}
+	return s
 }
+
+// The filters' signatures, built once.
+var (
+	sigEscape           = newSig("escape", "", "s")
+	sigDoForceescape    = newSig("do_forceescape", "", "value")
+	sigDoMarkSafe       = newSig("do_mark_safe", "", "value")
+	sigSoftStr          = newSig("soft_str", "", "s")
+	sigDoFloat          = newSig("do_float", "", "value default", 0.0)
+	sigDoInt            = newSig("do_int", "", "value default base", 0, 10)
+	sigDoRound          = newSig("do_round", "", "value precision method", 0, "common")
+	sigDoFilesizeformat = newSig("do_filesizeformat", "", "value binary", false)
+	sigDoUpper          = newSig("do_upper", "", "s")
+	sigDoLower          = newSig("do_lower", "", "s")
+	sigDoCapitalize     = newSig("do_capitalize", "", "s")
+	sigDoTitle          = newSig("do_title", "", "s")
+	sigDoCenter         = newSig("do_center", "", "value width", 80)
+	sigDoTrim           = newSig("do_trim", "", "value chars", nil)
+	sigDoReplace        = newSig("do_replace", "eval_ctx", "s old new count", nil)
+	sigDoIndent         = newSig("do_indent", "", "s width first blank", 4, false, false)
+	sigDoTruncate       = newSig("do_truncate", "env", "s length killwords end leeway", 255, false, "...", nil)
+	sigDoWordcount      = newSig("do_wordcount", "", "s")
+	sigDoStriptags      = newSig("do_striptags", "", "value")
+	sigDoUrlencode      = newSig("do_urlencode", "", "value")
+	sigDoXmlattr        = newSig("do_xmlattr", "eval_ctx", "d autospace", true)
+	sigDoWordwrap       = newSig("do_wordwrap", "environment", "s width break_long_words wrapstring break_on_hyphens", 79, true, nil, true)
+	sigSyncDoList       = newSig("sync_do_list", "", "value")
+	sigSyncDoFirst      = newSig("sync_do_first", "environment", "seq")
+	sigDoLast           = newSig("do_last", "environment", "seq")
+	sigDoReverse        = newSig("do_reverse", "", "value")
+	sigDoRandom         = newSig("do_random", "context", "seq")
+	sigSyncDoJoin       = newSig("sync_do_join", "eval_ctx", "value d attribute", "", nil)
+	sigDoBatch          = newSig("do_batch", "", "value linecount fill_with", nil)
+	sigSyncDoSlice      = newSig("sync_do_slice", "", "value slices fill_with", nil)
+	sigDoItems          = newSig("do_items", "", "value")
+	sigDoDictsort       = newSig("do_dictsort", "", "value case_sensitive by reverse", false, "key", false)
+	sigDoSort           = newSig("do_sort", "environment", "value reverse case_sensitive attribute", false, false, nil)
+	sigSyncDoUnique     = newSig("sync_do_unique", "environment", "value case_sensitive attribute", false, nil)
+	sigDoMin            = newSig("do_min", "environment", "value case_sensitive attribute", false, nil)
+	sigDoMax            = newSig("do_max", "environment", "value case_sensitive attribute", false, nil)
+	sigSyncDoSum        = newSig("sync_do_sum", "environment", "iterable attribute start", nil, 0)
+	sigSyncDoGroupby    = newSig("sync_do_groupby", "environment", "value attribute default case_sensitive", nil, false)
+	sigDoAttr           = newSig("do_attr", "environment", "obj name")
+	sigDoDefault        = newSig("do_default", "", "value default_value boolean", "", false)
+	sigTojson           = newSig("tojson", "", "x ensure_ascii indent separators sort_keys", false, nil, nil, false)
+	sigDoPprint         = newSig("do_pprint", "", "value")
+)
 
 // bind returns the value and arguments in parameter order with defaults
 // filled in. Errors are checked in CPython's order: keywords, then too many
 // positionals, then missing ones.
-func (s *signature) bind(v Value, args []Value, kwargs *Dict) ([]Value, error) {
+func (s *signature) bind(v Value, args []Value, kwargs *Dict) (out boundArgs, err error) {
 	n := len(s.params)
-	out := make([]Value, n)
-	set := make([]bool, n)
-	out[0], set[0] = v, true
+	firstDefault := n - len(s.defaults)
+	given := 1 + len(args)
+	if (kwargs == nil || kwargs.Len() == 0) && given <= n && given >= firstDefault {
+		// The common call: positional arguments only, none missing.
+		out[0] = v
+		copy(out[1:], args)
+		copy(out[given:n], s.defaults[given-firstDefault:])
+		return out, nil
+	}
+	var set uint // bit j: parameter j has a value
+	out[0], set = v, 1
 	for i := 0; i < len(args) && i+1 < n; i++ {
-		out[i+1], set[i+1] = args[i], true
+		out[i+1] = args[i]
+		set |= 1 << (i + 1)
 	}
 	if kwargs != nil {
 		for i, k := range kwargs.Keys() {
 			name, _ := isString(k)
 			if name == s.hidden && name != "" {
-				return nil, typeError("%s() got multiple values for argument '%s'", s.name, name)
+				return out, typeError("%s() got multiple values for argument '%s'", s.name, name)
 			}
 			j := slices.Index(s.params, name)
 			if j < 0 {
-				return nil, typeError("%s() got an unexpected keyword argument '%s'", s.name, name)
+				return out, typeError("%s() got an unexpected keyword argument '%s'", s.name, name)
 			}
-			if set[j] {
-				return nil, typeError("%s() got multiple values for argument '%s'", s.name, name)
+			if set&(1<<j) != 0 {
+				return out, typeError("%s() got multiple values for argument '%s'", s.name, name)
 			}
-			out[j], set[j] = kwargs.Values()[i], true
+			out[j] = kwargs.Values()[i]
+			set |= 1 << j
 		}
 	}
-	if given := 1 + len(args); given > n {
+	if given > n {
 		total := n
 		if s.hidden != "" {
 			total, given = total+1, given+1
 		}
 		if len(s.defaults) > 0 {
-			return nil, typeError("%s() takes from %d to %d positional arguments but %d were given",
+			return out, typeError("%s() takes from %d to %d positional arguments but %d were given",
 				s.name, total-len(s.defaults), total, given)
 		}
 		plural := "s"
 		if total == 1 {
 			plural = ""
 		}
-		return nil, typeError("%s() takes %d positional argument%s but %d were given", s.name, total, plural, given)
+		return out, typeError("%s() takes %d positional argument%s but %d were given", s.name, total, plural, given)
 	}
-	firstDefault := n - len(s.defaults)
 	var missing []string
-	for j := range out {
+	for j := 0; j < n; j++ {
 		switch {
-		case set[j]:
+		case set&(1<<j) != 0:
 		case j >= firstDefault:
 			out[j] = s.defaults[j-firstDefault]
 		default:
@@ -150,7 +215,7 @@ func (s *signature) bind(v Value, args []Value, kwargs *Dict) ([]Value, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, missingArgs(s.name, missing)
+		return out, missingArgs(s.name, missing)
 	}
 	return out, nil
 }
@@ -209,27 +274,28 @@ func checkOwnKwargs(fn string, kwargs *Dict, own ...string) error {
 // ---------------------------------------------------------------------------
 // Conversions shared by the filters
 
-// toIndex is Python's operator.index: ints and bools only.
-func toIndex(v Value) (int, error) {
-	switch x := v.(type) {
-	case int:
-		return x, nil
-	case bool:
-		if x {
-			return 1, nil
-		}
-		return 0, nil
-	}
-	return 0, typeError("'%s' object cannot be interpreted as an integer", typeName(v))
-}
-
 // mapText applies f to the text of v. Markup stays Markup, as markupsafe's
 // str methods keep it; anything else goes through str() first (soft_str).
 func mapText(v Value, f func(string) string) Value {
-	if m, ok := v.(Markup); ok {
-		return Markup(f(string(m)))
+	switch s := v.(type) {
+	case string:
+		if out := f(s); !sameString(out, s) {
+			return out
+		}
+		return v // unchanged: no new string to box
+	case Markup:
+		if out := f(string(s)); !sameString(out, string(s)) {
+			return Markup(out)
+		}
+		return v
 	}
 	return f(toStr(v))
+}
+
+// sameString reports whether a and b are equal, cheaply when one was made
+// from the other without a change.
+func sameString(a, b string) bool {
+	return len(a) == len(b) && a == b
 }
 
 // iterValues is iter(v) drained. Iterating a Markup yields plain str
@@ -297,7 +363,7 @@ func escapeValue(v Value) Markup {
 }
 
 func filterEscape(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	if _, err := newSig("escape", "", "s").bind(v, args, kwargs); err != nil {
+	if _, err := sigEscape.bind(v, args, kwargs); err != nil {
 		return nil, err
 	}
 	return escapeValue(v), nil
@@ -305,197 +371,39 @@ func filterEscape(r *renderer, v Value, args []Value, kwargs *Dict) (Value, erro
 
 // forceescape escapes even Markup: str(Markup) drops the safety.
 func filterForceescape(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	if _, err := newSig("do_forceescape", "", "value").bind(v, args, kwargs); err != nil {
+	if _, err := sigDoForceescape.bind(v, args, kwargs); err != nil {
 		return nil, err
 	}
 	return Markup(escapeText(toStr(v))), nil
 }
 
 func filterSafe(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	if _, err := newSig("do_mark_safe", "", "value").bind(v, args, kwargs); err != nil {
+	if _, err := sigDoMarkSafe.bind(v, args, kwargs); err != nil {
 		return nil, err
 	}
 	return Markup(toStr(v)), nil
 }
 
 func filterString(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	if _, err := newSig("soft_str", "", "s").bind(v, args, kwargs); err != nil {
+	if _, err := sigSoftStr.bind(v, args, kwargs); err != nil {
 		return nil, err
 	}
 	return mapText(v, func(s string) string { return s }), nil
 }
 
 // ---------------------------------------------------------------------------
-// Python's Unicode string operations
-
-// pyIsSpace is str.isspace for one character: Unicode White_Space as Python
-// defines it, which includes the separators U+001C..U+001F.
-func pyIsSpace(r rune) bool {
-	switch r {
-	case ' ', '\t', '\n', '\v', '\f', '\r', 0x1c, 0x1d, 0x1e, 0x1f, 0x85, 0xa0, 0x2028, 0x2029:
-		return true
-	}
-	return r > 0xff && unicode.Is(unicode.Zs, r)
-}
+// Python's string operations the filters need beyond pystr.go
 
 // numSpace is the whitespace int() and float() strip: str.isspace without
 // the information separators U+001C..U+001F.
-func numSpace(r rune) bool { return pyIsSpace(r) && (r < 0x1c || r > 0x1f) }
-
-// pyIsAlnum is str.isalnum for one character, which is what \w matches
-// (together with '_') in Python's re.
-func pyIsAlnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }
-
-func pyIsCased(r rune) bool {
-	return unicode.IsUpper(r) || unicode.IsLower(r) || unicode.IsTitle(r) ||
-		unicode.Is(unicode.Other_Lowercase, r) || unicode.Is(unicode.Other_Uppercase, r)
-}
-
-// pyIsCaseIgnorable approximates Unicode's Case_Ignorable property from the
-// general categories plus the word-internal punctuation it lists.
-func pyIsCaseIgnorable(r rune) bool {
-	switch r {
-	case '\'', '.', ':', 0xb7, 0x387, 0x55f, 0x5f4, 0x2018, 0x2019, 0x2024, 0x2027,
-		0xfe13, 0xfe52, 0xfe55, 0xff07, 0xff0e, 0xff1a:
-		return true
-	}
-	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk)
-}
-
-// pyUpper is str.upper: full case mapping, so 'ß' becomes "SS".
-func pyUpper(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		if m, ok := upperSpecial[r]; ok {
-			b.WriteString(m)
-		} else {
-			b.WriteRune(unicode.ToUpper(r))
-		}
-	}
-	return b.String()
-}
-
-// pyLower is str.lower: full case mapping ('İ' becomes "i̇") and a capital
-// sigma at the end of a word becomes 'ς'.
-func pyLower(s string) string {
-	runes := []rune(s)
-	var b strings.Builder
-	b.Grow(len(s))
-	for i, r := range runes {
-		switch r {
-		case 0x130:
-			b.WriteString("i\u0307")
-		case 0x3a3:
-			if finalSigma(runes, i) {
-				b.WriteRune('ς')
-			} else {
-				b.WriteRune('σ')
-			}
-		default:
-			b.WriteRune(unicode.ToLower(r))
-		}
-	}
-	return b.String()
-}
-
-// finalSigma reports whether the capital sigma at i ends a word: a cased letter
-// comes before it and none after it, skipping case-ignorable characters.
-func finalSigma(runes []rune, i int) bool {
-	j := i - 1
-	for j >= 0 && pyIsCaseIgnorable(runes[j]) {
-		j--
-	}
-	if j < 0 || !pyIsCased(runes[j]) {
-		return false
-	}
-	j = i + 1
-	for j < len(runes) && pyIsCaseIgnorable(runes[j]) {
-		j++
-	}
-	return j == len(runes) || !pyIsCased(runes[j])
-}
-
-// pyCapitalize is str.capitalize: the first character titlecased, the rest
-// lowercased.
-func pyCapitalize(s string) string {
-	r, size := utf8.DecodeRuneInString(s)
-	if size == 0 {
-		return s
-	}
-	first, ok := titleSpecial[r]
-	if !ok {
-		first = string(unicode.ToTitle(r))
-	}
-	// The rest is lowered with the first character still in place, so a
-	// final sigma sees what precedes it.
-	rest := []rune(pyLower(s))
-	if r == 0x130 {
-		rest = rest[2:]
-	} else {
-		rest = rest[1:]
-	}
-	return first + string(rest)
-}
-
-// pyIsLower and pyIsUpper are str.islower and str.isupper.
-func pyIsLower(s string) bool {
-	cased := false
-	for _, r := range s {
-		switch {
-		case unicode.IsUpper(r) || unicode.IsTitle(r) || unicode.Is(unicode.Other_Uppercase, r):
-			return false
-		case unicode.IsLower(r) || unicode.Is(unicode.Other_Lowercase, r):
-			cased = true
-		}
-	}
-	return cased
-}
-
-func pyIsUpper(s string) bool {
-	cased := false
-	for _, r := range s {
-		switch {
-		case unicode.IsLower(r) || unicode.IsTitle(r) || unicode.Is(unicode.Other_Lowercase, r):
-			return false
-		case unicode.IsUpper(r) || unicode.Is(unicode.Other_Uppercase, r):
-			cased = true
-		}
-	}
-	return cased
-}
+func numSpace(r rune) bool { return isSpaceRune(r) && (r < 0x1c || r > 0x1f) }
 
 // pyStrip is str.strip(chars): whitespace when chars is nil.
 func pyStrip(s string, chars *string) string {
 	if chars == nil {
-		return strings.TrimFunc(s, pyIsSpace)
+		return strings.TrimFunc(s, isSpaceRune)
 	}
 	return strings.Trim(s, *chars)
-}
-
-// pySplitlines is str.splitlines(): it breaks on every line boundary Python
-// knows, "\r\n" counting as one.
-func pySplitlines(s string) []string {
-	var lines []string
-	start := 0
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch r {
-		case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
-			lines = append(lines, s[start:i])
-			i += size
-			if r == '\r' && i < len(s) && s[i] == '\n' {
-				i++
-			}
-			start = i
-			continue
-		}
-		i += size
-	}
-	if start < len(s) {
-		lines = append(lines, s[start:])
-	}
-	return lines
 }
 
 // pyIsDigits is str.isdigit() for the digits int() accepts; pyAtoi reads them.
@@ -514,29 +422,13 @@ func pyIsDigits(s string) bool {
 func pyAtoi(s string) (int, bool) {
 	n := 0
 	for _, r := range s {
-		d := digitValue(r)
+		d := decimalValue(r)
 		if d < 0 || n > (math.MaxInt-9)/10 {
 			return 0, false
 		}
 		n = n*10 + d
 	}
 	return n, true
-}
-
-// digitValue is the value of a decimal digit of any script. Unicode encodes
-// each script's digits as a run of ten, zero first.
-func digitValue(r rune) int {
-	if r >= '0' && r <= '9' {
-		return int(r - '0')
-	}
-	if !unicode.IsDigit(r) {
-		return -1
-	}
-	start := r
-	for unicode.IsDigit(start - 1) {
-		start--
-	}
-	return int(r-start) % 10
 }
 
 // ---------------------------------------------------------------------------
@@ -566,9 +458,19 @@ func attrParts(attr Value) []Value {
 // attrGetter is Jinja2's make_attrgetter: it follows the path with sandboxed
 // getitem, replacing an undefined result by def when def is not None.
 func (r *renderer) attrGetter(attr Value, post func(Value) Value, def Value) func(Value) (Value, error) {
-	parts := attrParts(attr)
+	// Most paths are one plain name, looked up as attr itself.
+	var parts []Value
+	n := 1
+	if s, ok := attr.(string); !ok || strings.Contains(s, ".") || pyIsDigits(s) {
+		parts = attrParts(attr)
+		n = len(parts)
+	}
 	return func(item Value) (Value, error) {
-		for _, p := range parts {
+		for i := 0; i < n; i++ {
+			p := attr
+			if parts != nil {
+				p = parts[i]
+			}
 			var err error
 			if item, err = r.getItem(item, p); err != nil {
 				return nil, err
@@ -610,9 +512,13 @@ func (r *renderer) multiAttrGetter(attr Value, post func(Value) Value) func(Valu
 func ignoreCase(v Value) Value {
 	switch s := v.(type) {
 	case string:
-		return pyLower(s)
+		if low := strLower(s); !sameString(low, s) {
+			return low
+		}
 	case Markup:
-		return Markup(pyLower(string(s)))
+		if low := strLower(string(s)); !sameString(low, string(s)) {
+			return Markup(low)
+		}
 	}
 	return v
 }
@@ -679,7 +585,7 @@ func filterAbs(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) 
 // filterFloat is do_float: float(value), or the default when Python's float()
 // raises TypeError or ValueError.
 func filterFloat(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	a, err := newSig("do_float", "", "value default", 0.0).bind(v, args, kwargs)
+	a, err := sigDoFloat.bind(v, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -716,7 +622,10 @@ func parsePyFloat(s string) (float64, bool) {
 	}
 	switch strings.ToLower(body) {
 	case "inf", "infinity":
-		return math.Inf(map[bool]int{true: -1, false: 1}[strings.HasPrefix(s, "-")]), true
+		if strings.HasPrefix(s, "-") {
+			return math.Inf(-1), true
+		}
+		return math.Inf(1), true
 	case "nan":
 		return math.NaN(), true
 	}
@@ -745,11 +654,11 @@ func cleanDigits(s string, isFloat bool) (string, bool) {
 	digits := func() int {
 		n := 0
 		for i < len(runes) {
-			if d := digitValue(runes[i]); d >= 0 {
+			if d := decimalValue(runes[i]); d >= 0 {
 				b.WriteByte(byte('0' + d))
 				n++
 				i++
-			} else if runes[i] == '_' && n > 0 && i+1 < len(runes) && digitValue(runes[i+1]) >= 0 {
+			} else if runes[i] == '_' && n > 0 && i+1 < len(runes) && decimalValue(runes[i+1]) >= 0 {
 				i++
 			} else {
 				break
@@ -786,7 +695,7 @@ func cleanDigits(s string, isFloat bool) (string, bool) {
 // filterInt is do_int: int(value) (int(value, base) for strings), falling back
 // to int(float(value)) and then to the default, as Jinja2 does.
 func filterInt(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	a, err := newSig("do_int", "", "value default base", 0, 10).bind(v, args, kwargs)
+	a, err := sigDoInt.bind(v, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -809,7 +718,8 @@ func filterInt(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) 
 				return n, nil
 			}
 		} else if b, isBool := a[2].(bool); isBool {
-			if n, ok := parsePyInt(s, map[bool]int{true: 1, false: 0}[b]); ok {
+			base, _ := toIndex(b)
+			if n, ok := parsePyInt(s, base); ok {
 				return n, nil
 			}
 		}
@@ -850,7 +760,15 @@ func parsePyInt(s string, base int) (int, bool) {
 	}
 	prefixed := false
 	if len(s) >= 2 && s[0] == '0' {
-		p := map[byte]int{'x': 16, 'X': 16, 'o': 8, 'O': 8, 'b': 2, 'B': 2}[s[1]]
+		p := 0
+		switch s[1] {
+		case 'x', 'X':
+			p = 16
+		case 'o', 'O':
+			p = 8
+		case 'b', 'B':
+			p = 2
+		}
 		if p != 0 && (base == 0 || base == p) {
 			base, s, prefixed = p, s[2:], true
 		}
@@ -875,7 +793,7 @@ func parsePyInt(s string, base int) (int, bool) {
 			}
 			continue
 		}
-		d := digitValue(c)
+		d := decimalValue(c)
 		switch {
 		case d >= 0:
 		case c >= 'a' && c <= 'z':
@@ -904,7 +822,7 @@ func parsePyInt(s string, base int) (int, bool) {
 // filterRound is do_round: round(value, precision) for "common", else
 // math.ceil/floor(value * 10**precision) / 10**precision.
 func filterRound(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	a, err := newSig("do_round", "", "value precision method", 0, "common").bind(v, args, kwargs)
+	a, err := sigDoRound.bind(v, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -936,10 +854,12 @@ func filterRound(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error
 		}
 		return nil, typeError("unsupported operand type(s) for *: '%s' and 'int'", typeName(v))
 	}
+	// math.ceil and math.floor return Python ints, which have no negative
+	// zero: adding +0 turns a -0 from Go's Ceil into 0.
 	if method == "ceil" {
-		return math.Ceil(x*scale) / scale, nil
+		return math.Ceil(x*scale)/scale + 0, nil
 	}
-	return math.Floor(x*scale) / scale, nil
+	return math.Floor(x*scale)/scale + 0, nil
 }
 
 // pyRound is Python's round(x, ndigits): exact, ties to even. Ints stay ints,
@@ -1043,7 +963,7 @@ func ratRoundHalfEven(x *big.Rat) *big.Int {
 
 // filterFilesizeformat is do_filesizeformat.
 func filterFilesizeformat(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	a, err := newSig("do_filesizeformat", "", "value binary", false).bind(v, args, kwargs)
+	a, err := sigDoFilesizeformat.bind(v, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -1132,34 +1052,34 @@ func pyInt(v Value) (Value, error) {
 // String filters
 
 func filterUpper(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	if _, err := newSig("do_upper", "", "s").bind(v, args, kwargs); err != nil {
+	if _, err := sigDoUpper.bind(v, args, kwargs); err != nil {
 		return nil, err
 	}
-	return mapText(v, pyUpper), nil
+	return mapText(v, strUpper), nil
 }
 
 func filterLower(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	if _, err := newSig("do_lower", "", "s").bind(v, args, kwargs); err != nil {
+	if _, err := sigDoLower.bind(v, args, kwargs); err != nil {
 		return nil, err
 	}
-	return mapText(v, pyLower), nil
+	return mapText(v, strLower), nil
 }
 
 func filterCapitalize(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	if _, err := newSig("do_capitalize", "", "s").bind(v, args, kwargs); err != nil {
+	if _, err := sigDoCapitalize.bind(v, args, kwargs); err != nil {
 		return nil, err
 	}
-	return mapText(v, pyCapitalize), nil
+	return mapText(v, strCapitalize), nil
 }
 
 // filterTitle is do_title: words start after '-', whitespace and opening
 // brackets; each piece gets its first character uppercased and the rest
 // lowercased. The result is a plain str even for Markup.
 func filterTitle(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	if _, err := newSig("do_title", "", "s").bind(v, args, kwargs); err != nil {
+	if _, err := sigDoTitle.bind(v, args, kwargs); err != nil {
 		return nil, err
 	}
-	isSep := func(c rune) bool { return c == '-' || c == '(' || c == '{' || c == '[' || c == '<' || pyIsSpace(c) }
+	isSep := func(c rune) bool { return c == '-' || c == '(' || c == '{' || c == '[' || c == '<' || isSpaceRune(c) }
 	var b strings.Builder
 	runes := []rune(toStr(v))
 	for i := 0; i < len(runes); {
@@ -1171,7 +1091,7 @@ func filterTitle(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error
 		if sep {
 			b.WriteString(string(runes[i:j]))
 		} else {
-			b.WriteString(pyUpper(string(runes[i])) + pyLower(string(runes[i+1:j])))
+			b.WriteString(strUpper(string(runes[i])) + strLower(string(runes[i+1:j])))
 		}
 		i = j
 	}
@@ -1181,7 +1101,7 @@ func filterTitle(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error
 // filterCenter is str.center(width): the extra space goes left when the
 // padding and the width are both odd, as in CPython.
 func filterCenter(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	a, err := newSig("do_center", "", "value width", 80).bind(v, args, kwargs)
+	a, err := sigDoCenter.bind(v, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -1205,7 +1125,7 @@ func filterCenter(r *renderer, v Value, args []Value, kwargs *Dict) (Value, erro
 
 // filterTrim is str.strip(chars); Markup stays Markup.
 func filterTrim(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	a, err := newSig("do_trim", "", "value chars", nil).bind(v, args, kwargs)
+	a, err := sigDoTrim.bind(v, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -1223,7 +1143,7 @@ func filterTrim(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error)
 // filterReplace is do_replace with autoescape off: str(s).replace(str(old),
 // str(new), count), always a plain str.
 func filterReplace(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	a, err := newSig("do_replace", "eval_ctx", "s old new count", nil).bind(v, args, kwargs)
+	a, err := sigDoReplace.bind(v, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -1260,7 +1180,7 @@ func pyReplace(s, old, new string, count int) string {
 // filterIndent is do_indent (Jinja2 >= 3.0): width is a number of spaces or a
 // string; the first line and blank lines are skipped unless asked for.
 func filterIndent(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	a, err := newSig("do_indent", "", "s width first blank", 4, false, false).bind(v, args, kwargs)
+	a, err := sigDoIndent.bind(v, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -1291,7 +1211,7 @@ func filterIndent(r *renderer, v Value, args []Value, kwargs *Dict) (Value, erro
 			return nil, typeError("unsupported operand type(s) for +=: '%s' and 'str'", typeName(v))
 		}
 	}
-	lines := pySplitlines(s + "\n")
+	lines := splitLines(s+"\n", false)
 	var out string
 	if truthy(a[3]) {
 		out = strings.Join(lines, "\n"+indention)
@@ -1318,7 +1238,7 @@ func filterIndent(r *renderer, v Value, args []Value, kwargs *Dict) (Value, erro
 
 // filterTruncate is do_truncate with Jinja2's default leeway of 5.
 func filterTruncate(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	a, err := newSig("do_truncate", "env", "s length killwords end leeway", 255, false, "...", nil).bind(v, args, kwargs)
+	a, err := sigDoTruncate.bind(v, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -1406,13 +1326,13 @@ func assertion(err error, format string, args ...any) error {
 
 // filterWordcount counts the matches of \w+.
 func filterWordcount(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	if _, err := newSig("do_wordcount", "", "s").bind(v, args, kwargs); err != nil {
+	if _, err := sigDoWordcount.bind(v, args, kwargs); err != nil {
 		return nil, err
 	}
 	n := 0
 	inWord := false
 	for _, c := range toStr(v) {
-		w := c == '_' || pyIsAlnum(c)
+		w := c == '_' || isAlnumRune(c)
 		if w && !inWord {
 			n++
 		}
@@ -1424,35 +1344,16 @@ func filterWordcount(r *renderer, v Value, args []Value, kwargs *Dict) (Value, e
 // filterStriptags is Markup(v).striptags(): comments, then tags, are removed,
 // whitespace is collapsed and entities are unescaped. The result is a str.
 func filterStriptags(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	if _, err := newSig("do_striptags", "", "value").bind(v, args, kwargs); err != nil {
+	if _, err := sigDoStriptags.bind(v, args, kwargs); err != nil {
 		return nil, err
 	}
-	s := toStr(v)
-	s = removeBetween(s, "<!--", "-->")
-	s = removeBetween(s, "<", ">")
-	s = strings.Join(strings.FieldsFunc(s, pyIsSpace), " ")
-	return html.UnescapeString(s), nil
-}
-
-// removeBetween repeatedly removes the first open...close span.
-func removeBetween(s, open, close string) string {
-	for {
-		start := strings.Index(s, open)
-		if start < 0 {
-			return s
-		}
-		end := strings.Index(s[start:], close)
-		if end < 0 {
-			return s
-		}
-		s = s[:start] + s[start+end+len(close):]
-	}
+	return stripTags(toStr(v)), nil
 }
 
 // filterUrlencode is do_urlencode: a str (or any non-iterable) is quoted with
 // '/' kept; a dict or an iterable of pairs becomes a query string.
 func filterUrlencode(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	if _, err := newSig("do_urlencode", "", "value").bind(v, args, kwargs); err != nil {
+	if _, err := sigDoUrlencode.bind(v, args, kwargs); err != nil {
 		return nil, err
 	}
 	var pairs []Value
@@ -1466,6 +1367,10 @@ func filterUrlencode(r *renderer, v Value, args []Value, kwargs *Dict) (Value, e
 	default:
 		items, err := iterValues(v)
 		if err != nil {
+			if _, lazy := v.(*Generator); lazy {
+				// An iterable whose iteration fails: Python raises.
+				return nil, err
+			}
 			return urlQuote(v, false), nil
 		}
 		pairs = items
@@ -1523,7 +1428,7 @@ func unpack(v Value, n int) ([]Value, error) {
 
 // filterXmlattr is do_xmlattr with autoescape off: a plain str.
 func filterXmlattr(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	a, err := newSig("do_xmlattr", "eval_ctx", "d autospace", true).bind(v, args, kwargs)
+	a, err := sigDoXmlattr.bind(v, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -1561,7 +1466,7 @@ func filterXmlattr(r *renderer, v Value, args []Value, kwargs *Dict) (Value, err
 // filterWordwrap is do_wordwrap: each line of the text is wrapped on its own
 // with textwrap.wrap and the pieces are joined with wrapstring.
 func filterWordwrap(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	a, err := newSig("do_wordwrap", "environment", "s width break_long_words wrapstring break_on_hyphens", 79, true, nil, true).bind(v, args, kwargs)
+	a, err := sigDoWordwrap.bind(v, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -1582,7 +1487,7 @@ func filterWordwrap(r *renderer, v Value, args []Value, kwargs *Dict) (Value, er
 	}
 	tw := textWrapper{width: a[1], breakLongWords: truthy(a[2]), breakOnHyphens: truthy(a[4])}
 	var paras []string
-	for _, line := range pySplitlines(s) {
+	for _, line := range splitLines(s, false) {
 		lines, err := tw.wrap(line)
 		if err != nil {
 			return nil, err
@@ -1604,7 +1509,7 @@ func filterLength(r *renderer, v Value, args []Value, kwargs *Dict) (Value, erro
 }
 
 func filterList(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	if _, err := newSig("sync_do_list", "", "value").bind(v, args, kwargs); err != nil {
+	if _, err := sigSyncDoList.bind(v, args, kwargs); err != nil {
 		return nil, err
 	}
 	items, err := iterValues(v)
@@ -1615,7 +1520,7 @@ func filterList(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error)
 }
 
 func filterFirst(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	if _, err := newSig("sync_do_first", "environment", "seq").bind(v, args, kwargs); err != nil {
+	if _, err := sigSyncDoFirst.bind(v, args, kwargs); err != nil {
 		return nil, err
 	}
 	if g, ok := v.(*Generator); ok {
@@ -1641,7 +1546,7 @@ func filterFirst(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error
 }
 
 func filterLast(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	if _, err := newSig("do_last", "environment", "seq").bind(v, args, kwargs); err != nil {
+	if _, err := sigDoLast.bind(v, args, kwargs); err != nil {
 		return nil, err
 	}
 	items, err := reversedItems(v)
@@ -1685,6 +1590,8 @@ func reverseIteratorName(v Value) string {
 	switch tn := typeName(v); {
 	case tn == "list":
 		return "list_reverseiterator"
+	case tn == "range":
+		return "range_iterator"
 	case tn == "dict":
 		return "dict_reversekeyiterator"
 	case strings.HasPrefix(tn, "dict_"): // dict_keys, dict_values, dict_items
@@ -1696,7 +1603,7 @@ func reverseIteratorName(v Value) string {
 // filterReverse is do_reverse: a reversed str, a reverse iterator over a
 // sequence, or for other iterables a reversed list.
 func filterReverse(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	if _, err := newSig("do_reverse", "", "value").bind(v, args, kwargs); err != nil {
+	if _, err := sigDoReverse.bind(v, args, kwargs); err != nil {
 		return nil, err
 	}
 	if s, ok := isString(v); ok {
@@ -1719,7 +1626,7 @@ func filterReverse(r *renderer, v Value, args []Value, kwargs *Dict) (Value, err
 // filterRandom is do_random: random.choice(seq). Its pick cannot match
 // Python's, but a template using it renders.
 func filterRandom(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	if _, err := newSig("do_random", "context", "seq").bind(v, args, kwargs); err != nil {
+	if _, err := sigDoRandom.bind(v, args, kwargs); err != nil {
 		return nil, err
 	}
 	n, err := length(v)
@@ -1735,7 +1642,7 @@ func filterRandom(r *renderer, v Value, args []Value, kwargs *Dict) (Value, erro
 // filterJoin is do_join with autoescape off: str(d).join(map(str, items)), a
 // plain str even when items are Markup.
 func filterJoin(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	a, err := newSig("sync_do_join", "eval_ctx", "value d attribute", "", nil).bind(v, args, kwargs)
+	a, err := sigSyncDoJoin.bind(v, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -1761,11 +1668,12 @@ func filterJoin(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error)
 // filterBatch is do_batch: lists of linecount items, the last one filled up
 // with fill_with when it is given.
 func filterBatch(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	a, err := newSig("do_batch", "", "value linecount fill_with", nil).bind(v, args, kwargs)
+	a, err := sigDoBatch.bind(v, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
-	return lazyGenerator("do_batch", func() ([]Value, error) { return batchItems(v, a[1], a[2]) })
+	linecount, fill := a[1], a[2]
+	return lazyGenerator("do_batch", func() ([]Value, error) { return batchItems(v, linecount, fill) })
 }
 
 func batchItems(v, linecount, fill Value) ([]Value, error) {
@@ -1810,11 +1718,12 @@ func batchItems(v, linecount, fill Value) ([]Value, error) {
 // filterSlice is sync_do_slice: the items cut into `slices` columns, the
 // first ones one longer, the others filled with fill_with when given.
 func filterSlice(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	a, err := newSig("sync_do_slice", "", "value slices fill_with", nil).bind(v, args, kwargs)
+	a, err := sigSyncDoSlice.bind(v, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
-	return lazyGenerator("sync_do_slice", func() ([]Value, error) { return sliceColumns(v, a[1], a[2]) })
+	slicesV, fill := a[1], a[2]
+	return lazyGenerator("sync_do_slice", func() ([]Value, error) { return sliceColumns(v, slicesV, fill) })
 }
 
 func sliceColumns(v, slicesV, fill Value) ([]Value, error) {
@@ -1867,7 +1776,7 @@ func sliceColumns(v, slicesV, fill Value) ([]Value, error) {
 
 // filterItems is do_items: the (key, value) pairs of a dict.
 func filterItems(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	if _, err := newSig("do_items", "", "value").bind(v, args, kwargs); err != nil {
+	if _, err := sigDoItems.bind(v, args, kwargs); err != nil {
 		return nil, err
 	}
 	return lazyGenerator("do_items", func() ([]Value, error) {
@@ -1887,7 +1796,7 @@ func filterItems(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error
 
 // filterDictsort is do_dictsort: the (key, value) pairs sorted by key or value.
 func filterDictsort(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	a, err := newSig("do_dictsort", "", "value case_sensitive by reverse", false, "key", false).bind(v, args, kwargs)
+	a, err := sigDoDictsort.bind(v, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -1929,7 +1838,7 @@ func filterDictsort(r *renderer, v Value, args []Value, kwargs *Dict) (Value, er
 
 // filterSort is do_sort.
 func filterSort(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	a, err := newSig("do_sort", "environment", "value reverse case_sensitive attribute", false, false, nil).bind(v, args, kwargs)
+	a, err := sigDoSort.bind(v, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -1958,7 +1867,7 @@ func filterSort(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error)
 // filterUnique is sync_do_unique: first occurrences, compared case-insensitively
 // unless case_sensitive.
 func filterUnique(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	a, err := newSig("sync_do_unique", "environment", "value case_sensitive attribute", false, nil).bind(v, args, kwargs)
+	a, err := sigSyncDoUnique.bind(v, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -2001,7 +1910,7 @@ func isUndefined(v Value) bool {
 type undefinedKey struct{}
 
 func filterMin(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	a, err := newSig("do_min", "environment", "value case_sensitive attribute", false, nil).bind(v, args, kwargs)
+	a, err := sigDoMin.bind(v, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -2009,7 +1918,7 @@ func filterMin(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) 
 }
 
 func filterMax(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	a, err := newSig("do_max", "environment", "value case_sensitive attribute", false, nil).bind(v, args, kwargs)
+	a, err := sigDoMax.bind(v, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -2049,7 +1958,7 @@ func (r *renderer) minMax(v Value, op string, caseSensitive, attribute Value) (V
 
 // filterSum is sync_do_sum: sum(items, start), optionally of an attribute.
 func filterSum(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	a, err := newSig("sync_do_sum", "environment", "iterable attribute start", nil, 0).bind(v, args, kwargs)
+	a, err := sigSyncDoSum.bind(v, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -2134,7 +2043,7 @@ func pyAdd(a, b Value) (Value, error) {
 // by equal keys, as (grouper, list) tuples. Without case_sensitive the keys
 // are compared lowercased, and the grouper is the first item's real value.
 func filterGroupby(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	a, err := newSig("sync_do_groupby", "environment", "value attribute default case_sensitive", nil, false).bind(v, args, kwargs)
+	a, err := sigSyncDoGroupby.bind(v, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -2168,7 +2077,7 @@ func filterGroupby(r *renderer, v Value, args []Value, kwargs *Dict) (Value, err
 				return err
 			}
 		}
-		out = append(out, Tuple{grouper, NewList(group)})
+		out = append(out, newGroupTuple(grouper, NewList(group)))
 		return nil
 	}
 	for _, it := range sorted {
@@ -2191,9 +2100,49 @@ func filterGroupby(r *renderer, v Value, args []Value, kwargs *Dict) (Value, err
 	return NewList(out), nil
 }
 
+// groupMark fills the hidden third slot of a groupby result (see newGroupTuple).
+type groupMark struct{}
+
+// newGroupTuple is the (grouper, list) namedtuple (Jinja2's _GroupTuple) that
+// groupby yields. It is a Tuple like any other, so it prints, iterates,
+// unpacks, indexes, slices, compares and serialises as a tuple, as the
+// namedtuple does; only its backing array is one slot longer, that slot
+// holding groupMark, which is how groupAttr tells it from a plain pair. (A
+// tuple is never appended to in place, and slicing or adding tuples copies
+// only their items, so the mark cannot reach another tuple.)
+func newGroupTuple(grouper, list Value) Tuple {
+	t := make(Tuple, 3)
+	t[0], t[1], t[2] = grouper, list, groupMark{}
+	return t[:2]
+}
+
+// isGroupTuple reports whether v is a groupby result.
+func isGroupTuple(v Value) bool {
+	t, ok := v.(Tuple)
+	if !ok || len(t) != 2 || cap(t) < 3 {
+		return false
+	}
+	_, mark := t[:3][2].(groupMark)
+	return mark
+}
+
+// groupAttr returns the attribute name of obj when obj is a groupby result
+// and name is one of its fields, grouper and list; the tuple methods (count,
+// index) are found as for any tuple.
+func groupAttr(obj Value, name string) (Value, bool) {
+	if (name != "grouper" && name != "list") || !isGroupTuple(obj) {
+		return nil, false
+	}
+	t := obj.(Tuple)
+	if name == "grouper" {
+		return t[0], true
+	}
+	return t[1], true
+}
+
 // filterAttr is do_attr: the Python attribute only, never the item.
 func filterAttr(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	a, err := newSig("do_attr", "environment", "obj name").bind(v, args, kwargs)
+	a, err := sigDoAttr.bind(v, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -2212,7 +2161,7 @@ func filterAttr(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error)
 
 // filterDefault is do_default.
 func filterDefault(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	a, err := newSig("do_default", "", "value default_value boolean", "", false).bind(v, args, kwargs)
+	a, err := sigDoDefault.bind(v, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -2368,7 +2317,7 @@ func (r *renderer) selectItems(v Value, args []Value, kwargs *Dict, keep, lookup
 // filterTojson is transformers' tojson: json.dumps(x, ensure_ascii=False,
 // indent=None, separators=None, sort_keys=False), a plain str.
 func filterTojson(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	a, err := newSig("tojson", "", "x ensure_ascii indent separators sort_keys", false, nil, nil, false).bind(v, args, kwargs)
+	a, err := sigTojson.bind(v, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -2377,7 +2326,7 @@ func filterTojson(r *renderer, v Value, args []Value, kwargs *Dict) (Value, erro
 
 // filterPprint is pprint.pformat(value).
 func filterPprint(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {
-	if _, err := newSig("do_pprint", "", "value").bind(v, args, kwargs); err != nil {
+	if _, err := sigDoPprint.bind(v, args, kwargs); err != nil {
 		return nil, err
 	}
 	var b strings.Builder
@@ -2684,24 +2633,6 @@ func pctOne(c rune, v Value, spec percentSpec, markup bool, pos int) (string, er
 	return "", valueError("unsupported format character '%c' (0x%x) at index %d", c, c, pos)
 }
 
-// asciiRepr is ascii(): repr with non-ASCII characters escaped.
-func asciiRepr(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r < 0x80:
-			b.WriteRune(r)
-		case r < 0x100:
-			b.WriteString(`\x` + strconv.FormatInt(int64(r)|0x100, 16)[1:])
-		case r < 0x10000:
-			b.WriteString(`\u` + strconv.FormatInt(int64(r)|0x10000, 16)[1:])
-		default:
-			b.WriteString(`\U` + strconv.FormatInt(int64(r)|0x100000000, 16)[1:])
-		}
-	}
-	return b.String()
-}
-
 // pad applies width: spaces on the left (right with '-'), or zeros after the
 // sign and any 0x prefix when numeric and '0' is set.
 func pctPad(s string, spec percentSpec, numeric bool) string {
@@ -2738,7 +2669,7 @@ func pctSigned(neg bool, body string, spec percentSpec) string {
 	return body
 }
 
-// formatInt handles %d %i %u (any real number, truncated) and %x %X %o
+// pctInt handles %d %i %u (any real number, truncated) and %x %X %o
 // (integers only).
 func pctInt(c rune, v Value, spec percentSpec) (string, error) {
 	var n *big.Int
@@ -2795,71 +2726,17 @@ func pctInt(c rune, v Value, spec percentSpec) (string, error) {
 	return pctPad(pctSigned(n.Sign() < 0, digits, spec), spec, true), nil
 }
 
-// formatFloatSpec handles %e %f %g and their upper-case forms as CPython does.
+// pctFloat handles %e %f %g and their upper-case forms as CPython does.
 func pctFloat(c rune, f float64, spec percentSpec) string {
 	prec := spec.prec
 	if prec < 0 {
 		prec = 6
 	}
-	upper := unicode.IsUpper(c)
-	lc := unicode.ToLower(c)
-	var body string
-	switch {
-	case math.IsNaN(f):
-		body = "nan"
-	case math.IsInf(f, 0):
-		body = "inf"
-	case lc == 'f':
-		body = strconv.FormatFloat(math.Abs(f), 'f', prec, 64)
-		if spec.alt && prec == 0 {
-			body += "."
-		}
-	case lc == 'e':
-		body = strconv.FormatFloat(math.Abs(f), 'e', prec, 64)
-		if spec.alt && prec == 0 {
-			body = strings.Replace(body, "e", ".e", 1)
-		}
-	default:
-		body = pctG(math.Abs(f), prec, spec.alt)
-	}
-	if upper {
+	body := floatBody(math.Abs(f), unicode.ToLower(c), prec, spec.alt, false)
+	if unicode.IsUpper(c) {
 		body = strings.ToUpper(body)
 	}
 	return pctPad(pctSigned(math.Signbit(f) && !math.IsNaN(f), body, spec), spec, true)
-}
-
-// formatG is %g: exponent notation when the exponent is below -4 or at least
-// the precision, trailing zeros removed unless alt.
-func pctG(f float64, prec int, alt bool) string {
-	if prec == 0 {
-		prec = 1
-	}
-	e := strconv.FormatFloat(f, 'e', prec-1, 64)
-	exp, _ := strconv.Atoi(e[strings.IndexByte(e, 'e')+1:])
-	var s string
-	if exp < -4 || exp >= prec {
-		s = e
-	} else {
-		s = strconv.FormatFloat(f, 'f', prec-1-exp, 64)
-	}
-	if alt {
-		if !strings.Contains(s, ".") {
-			if i := strings.IndexByte(s, 'e'); i >= 0 {
-				s = s[:i] + "." + s[i:]
-			} else {
-				s += "."
-			}
-		}
-		return s
-	}
-	mant, expPart, hasExp := strings.Cut(s, "e")
-	if strings.Contains(mant, ".") {
-		mant = strings.TrimRight(strings.TrimRight(mant, "0"), ".")
-	}
-	if hasExp {
-		return mant + "e" + expPart
-	}
-	return mant
 }
 
 // ---------------------------------------------------------------------------
@@ -2877,7 +2754,7 @@ func twSpace(r rune) bool {
 	return r == ' ' || r == '\t' || r == '\n' || r == '\v' || r == '\f' || r == '\r'
 }
 
-func isWordChar(r rune) bool { return r == '_' || pyIsAlnum(r) }
+func isWordChar(r rune) bool { return r == '_' || isAlnumRune(r) }
 
 // isLetter is textwrap's [^\d\W]: a word character that is not a decimal digit.
 func isLetter(r rune) bool { return isWordChar(r) && !unicode.IsDigit(r) }
@@ -2958,7 +2835,7 @@ func (tw *textWrapper) wrap(text string) ([]string, error) {
 		return nil, valueError("invalid width %s (must be > 0)", repr(tw.width))
 	}
 	width, _ := number(tw.width)
-	blank := func(s string) bool { return strings.TrimFunc(s, pyIsSpace) == "" }
+	blank := func(s string) bool { return strings.TrimFunc(s, isSpaceRune) == "" }
 	rlen := utf8.RuneCountInString
 	chunks := tw.split(text)
 	slices.Reverse(chunks) // a stack: the next chunk is last
@@ -3172,13 +3049,10 @@ func pformatStr(b *strings.Builder, s string, indent, allowance, level int) {
 // (str.splitlines(keepends=True)).
 func lineEnd(s string) int {
 	for i, r := range s {
-		switch r {
-		case '\r':
-			if strings.HasPrefix(s[i:], "\r\n") {
-				return i + 2
-			}
-			return i + 1
-		case '\n', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+		if r == '\r' && strings.HasPrefix(s[i:], "\r\n") {
+			return i + 2
+		}
+		if isLineBreak(r) {
 			return i + utf8.RuneLen(r)
 		}
 	}
@@ -3191,10 +3065,10 @@ func wordsAndSpaces(s string) []string {
 	runes := []rune(s)
 	for i := 0; i < len(runes); {
 		j := i
-		for j < len(runes) && !pyIsSpace(runes[j]) {
+		for j < len(runes) && !isSpaceRune(runes[j]) {
 			j++
 		}
-		for j < len(runes) && pyIsSpace(runes[j]) {
+		for j < len(runes) && isSpaceRune(runes[j]) {
 			j++
 		}
 		parts = append(parts, string(runes[i:j]))
@@ -3252,57 +3126,4 @@ func sortedItems(d *Dict) ([]Value, []Value) {
 		ks[i], vs[i] = keys[j], d.Values()[j]
 	}
 	return ks, vs
-}
-
-// ---------------------------------------------------------------------------
-// Unicode case-mapping data
-
-// upperSpecial holds the characters whose uppercase is several characters
-// (Unicode SpecialCasing.txt, as Python's str.upper applies it).
-var upperSpecial = map[rune]string{
-	0xdf: "SS", 0x149: "\u02bcN", 0x1f0: "J\u030c", 0x390: "\u0399\u0308\u0301",
-	0x3b0: "\u03a5\u0308\u0301", 0x587: "\u0535\u0552", 0x1e96: "H\u0331", 0x1e97: "T\u0308",
-	0x1e98: "W\u030a", 0x1e99: "Y\u030a", 0x1e9a: "A\u02be", 0x1f50: "\u03a5\u0313",
-	0x1f52: "\u03a5\u0313\u0300", 0x1f54: "\u03a5\u0313\u0301", 0x1f56: "\u03a5\u0313\u0342",
-	0x1f80: "\u1f08\u0399", 0x1f81: "\u1f09\u0399", 0x1f82: "\u1f0a\u0399", 0x1f83: "\u1f0b\u0399",
-	0x1f84: "\u1f0c\u0399", 0x1f85: "\u1f0d\u0399", 0x1f86: "\u1f0e\u0399", 0x1f87: "\u1f0f\u0399",
-	0x1f88: "\u1f08\u0399", 0x1f89: "\u1f09\u0399", 0x1f8a: "\u1f0a\u0399", 0x1f8b: "\u1f0b\u0399",
-	0x1f8c: "\u1f0c\u0399", 0x1f8d: "\u1f0d\u0399", 0x1f8e: "\u1f0e\u0399", 0x1f8f: "\u1f0f\u0399",
-	0x1f90: "\u1f28\u0399", 0x1f91: "\u1f29\u0399", 0x1f92: "\u1f2a\u0399", 0x1f93: "\u1f2b\u0399",
-	0x1f94: "\u1f2c\u0399", 0x1f95: "\u1f2d\u0399", 0x1f96: "\u1f2e\u0399", 0x1f97: "\u1f2f\u0399",
-	0x1f98: "\u1f28\u0399", 0x1f99: "\u1f29\u0399", 0x1f9a: "\u1f2a\u0399", 0x1f9b: "\u1f2b\u0399",
-	0x1f9c: "\u1f2c\u0399", 0x1f9d: "\u1f2d\u0399", 0x1f9e: "\u1f2e\u0399", 0x1f9f: "\u1f2f\u0399",
-	0x1fa0: "\u1f68\u0399", 0x1fa1: "\u1f69\u0399", 0x1fa2: "\u1f6a\u0399", 0x1fa3: "\u1f6b\u0399",
-	0x1fa4: "\u1f6c\u0399", 0x1fa5: "\u1f6d\u0399", 0x1fa6: "\u1f6e\u0399", 0x1fa7: "\u1f6f\u0399",
-	0x1fa8: "\u1f68\u0399", 0x1fa9: "\u1f69\u0399", 0x1faa: "\u1f6a\u0399", 0x1fab: "\u1f6b\u0399",
-	0x1fac: "\u1f6c\u0399", 0x1fad: "\u1f6d\u0399", 0x1fae: "\u1f6e\u0399", 0x1faf: "\u1f6f\u0399",
-	0x1fb2: "\u1fba\u0399", 0x1fb3: "\u0391\u0399", 0x1fb4: "\u0386\u0399", 0x1fb6: "\u0391\u0342",
-	0x1fb7: "\u0391\u0342\u0399", 0x1fbc: "\u0391\u0399", 0x1fc2: "\u1fca\u0399",
-	0x1fc3: "\u0397\u0399", 0x1fc4: "\u0389\u0399", 0x1fc6: "\u0397\u0342",
-	0x1fc7: "\u0397\u0342\u0399", 0x1fcc: "\u0397\u0399", 0x1fd2: "\u0399\u0308\u0300",
-	0x1fd3: "\u0399\u0308\u0301", 0x1fd6: "\u0399\u0342", 0x1fd7: "\u0399\u0308\u0342",
-	0x1fe2: "\u03a5\u0308\u0300", 0x1fe3: "\u03a5\u0308\u0301", 0x1fe4: "\u03a1\u0313",
-	0x1fe6: "\u03a5\u0342", 0x1fe7: "\u03a5\u0308\u0342", 0x1ff2: "\u1ffa\u0399",
-	0x1ff3: "\u03a9\u0399", 0x1ff4: "\u038f\u0399", 0x1ff6: "\u03a9\u0342",
-	0x1ff7: "\u03a9\u0342\u0399", 0x1ffc: "\u03a9\u0399", 0xfb00: "FF", 0xfb01: "FI", 0xfb02: "FL",
-	0xfb03: "FFI", 0xfb04: "FFL", 0xfb05: "ST", 0xfb06: "ST", 0xfb13: "\u0544\u0546",
-	0xfb14: "\u0544\u0535", 0xfb15: "\u0544\u053b", 0xfb16: "\u054e\u0546", 0xfb17: "\u0544\u053d",
-}
-
-// titleSpecial is the same for titlecase, which str.capitalize uses.
-var titleSpecial = map[rune]string{
-	0xdf: "Ss", 0x149: "\u02bcN", 0x1f0: "J\u030c", 0x390: "\u0399\u0308\u0301",
-	0x3b0: "\u03a5\u0308\u0301", 0x587: "\u0535\u0582", 0x1e96: "H\u0331", 0x1e97: "T\u0308",
-	0x1e98: "W\u030a", 0x1e99: "Y\u030a", 0x1e9a: "A\u02be", 0x1f50: "\u03a5\u0313",
-	0x1f52: "\u03a5\u0313\u0300", 0x1f54: "\u03a5\u0313\u0301", 0x1f56: "\u03a5\u0313\u0342",
-	0x1fb2: "\u1fba\u0345", 0x1fb4: "\u0386\u0345", 0x1fb6: "\u0391\u0342",
-	0x1fb7: "\u0391\u0342\u0345", 0x1fc2: "\u1fca\u0345", 0x1fc4: "\u0389\u0345",
-	0x1fc6: "\u0397\u0342", 0x1fc7: "\u0397\u0342\u0345", 0x1fd2: "\u0399\u0308\u0300",
-	0x1fd3: "\u0399\u0308\u0301", 0x1fd6: "\u0399\u0342", 0x1fd7: "\u0399\u0308\u0342",
-	0x1fe2: "\u03a5\u0308\u0300", 0x1fe3: "\u03a5\u0308\u0301", 0x1fe4: "\u03a1\u0313",
-	0x1fe6: "\u03a5\u0342", 0x1fe7: "\u03a5\u0308\u0342", 0x1ff2: "\u1ffa\u0345",
-	0x1ff4: "\u038f\u0345", 0x1ff6: "\u03a9\u0342", 0x1ff7: "\u03a9\u0342\u0345", 0xfb00: "Ff",
-	0xfb01: "Fi", 0xfb02: "Fl", 0xfb03: "Ffi", 0xfb04: "Ffl", 0xfb05: "St", 0xfb06: "St",
-	0xfb13: "\u0544\u0576", 0xfb14: "\u0544\u0565", 0xfb15: "\u0544\u056b", 0xfb16: "\u054e\u0576",
-	0xfb17: "\u0544\u056d",
 }

@@ -495,3 +495,64 @@ func TestPyPercent(t *testing.T) {
 }
 
 func zero() float64 { return 0 }
+
+// TestSignatureBindDoesNotAllocate: binding a filter's arguments, with or
+// without keywords, allocates nothing unless the call is wrong.
+func TestSignatureBindDoesNotAllocate(t *testing.T) {
+	v := Value("x")
+	for _, c := range []struct {
+		sig    *signature
+		args   []Value
+		kwargs *Dict
+		want   boundArgs
+	}{
+		{sigTojson, nil, nil, boundArgs{v, false, nil, nil, false}},
+		{sigTojson, nil, mkDict("indent", 2), boundArgs{v, false, 2, nil, false}},
+		{sigDoDefault, []Value{"d"}, nil, boundArgs{v, "d", false}},
+		{sigDoIndent, []Value{2}, mkDict("first", true), boundArgs{v, 2, true, false}},
+		{sigDoTruncate, []Value{10, true, "…", 0}, nil, boundArgs{v, 10, true, "…", 0}},
+		{sigSyncDoJoin, nil, mkDict("attribute", "a", "d", ","), boundArgs{v, ",", "a"}},
+	} {
+		got, err := c.sig.bind(v, c.args, c.kwargs)
+		if err != nil || got != c.want {
+			t.Errorf("%s: got %v, %v; want %v", c.sig.name, got, err, c.want)
+		}
+		if n := testing.AllocsPerRun(100, func() { _, _ = c.sig.bind(v, c.args, c.kwargs) }); n != 0 {
+			t.Errorf("%s: %v allocations per bind", c.sig.name, n)
+		}
+	}
+}
+
+// TestGroupbyTuples: groupby yields tuples that also have the fields grouper
+// and list, as Python's _GroupTuple namedtuple does; copies of them (slices,
+// sums) are plain tuples.
+func TestGroupbyTuples(t *testing.T) {
+	x := NewList([]Value{mkDict("a", 1, "b", 2), mkDict("a", 1, "b", 3), mkDict("a", 2)})
+	v, err := filterGroupby(nil, x, []Value{"a"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Python: repr(env.from_string('{{ x|groupby("a") }}').render(x=x))
+	if got, want := toStr(v), "[(1, [{'a': 1, 'b': 2}, {'a': 1, 'b': 3}]), (2, [{'a': 2}])]"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	g := v.(*List).Items[0]
+	if grouper, ok := groupAttr(g, "grouper"); !ok || grouper != 1 {
+		t.Errorf("grouper: %v, %v", grouper, ok)
+	}
+	if list, ok := groupAttr(g, "list"); !ok || repr(list) != "[{'a': 1, 'b': 2}, {'a': 1, 'b': 3}]" {
+		t.Errorf("list: %v, %v", list, ok)
+	}
+	if _, ok := groupAttr(g, "count"); ok {
+		t.Error("count is a tuple method, not a field")
+	}
+	sum, _ := pyAdd(g, Tuple{})
+	for _, plain := range []Value{Tuple{1, NewList(nil)}, sum, append(Tuple{}, g.(Tuple)...)} {
+		if _, ok := groupAttr(plain, "grouper"); ok {
+			t.Errorf("%s: a plain tuple has no grouper", repr(plain))
+		}
+	}
+	if got, err := toJSON(g, nil, nil, false, false); err != nil || got != `[1, [{"a": 1, "b": 2}, {"a": 1, "b": 3}]]` {
+		t.Errorf("tojson: %s, %v", got, err)
+	}
+}

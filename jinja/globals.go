@@ -54,20 +54,11 @@ func rangeFunc(_ *renderer, args []Value, kw *Dict) (Value, error) {
 	if step == 0 {
 		return nil, valueError("range() arg 3 must not be zero")
 	}
-	n := 0
-	if step > 0 && stop > start {
-		n = (stop - start + step - 1) / step
-	} else if step < 0 && stop < start {
-		n = (start - stop - step - 1) / -step
-	}
-	if n > maxRange {
+	r := &Range{start: start, stop: stop, step: step}
+	if r.Len() > maxRange {
 		return nil, newError("OverflowError", "Range too big. The sandbox blocks ranges larger than MAX_RANGE (%d).", maxRange)
 	}
-	items := make([]Value, n)
-	for i := range items {
-		items[i] = start + i*step
-	}
-	return NewList(items), nil
+	return r, nil
 }
 
 func dictFunc(_ *renderer, args []Value, kw *Dict) (Value, error) {
@@ -76,6 +67,10 @@ func dictFunc(_ *renderer, args []Value, kw *Dict) (Value, error) {
 		return nil, typeError("dict expected at most 1 argument, got %d", len(args))
 	}
 	if len(args) == 1 {
+		if u, ok := args[0].(Undefined); ok {
+			// dict() asks its argument for .keys, which an Undefined refuses.
+			return nil, u.fail()
+		}
 		if src, ok := args[0].(*Dict); ok {
 			d = src.Copy()
 		} else {
@@ -161,6 +156,12 @@ func strftime(t time.Time, format string) string {
 			continue
 		}
 		i++
+		// glibc's '-' flag drops the padding of a numeric field (%-d: "5").
+		noPad := format[i] == '-' && i+1 < len(format)
+		if noPad {
+			i++
+		}
+		mark := b.Len()
 		switch format[i] {
 		case 'a':
 			b.WriteString(t.Weekday().String()[:3])
@@ -232,8 +233,27 @@ func strftime(t time.Time, format string) string {
 			b.WriteByte('%')
 		default:
 			b.WriteByte('%')
+			if noPad {
+				b.WriteByte('-')
+			}
 			b.WriteByte(format[i])
+		}
+		if noPad {
+			unpad(&b, mark)
 		}
 	}
 	return b.String()
+}
+
+// unpad strips the leading zeros and spaces of the field written since mark,
+// keeping at least one character.
+func unpad(b *strings.Builder, mark int) {
+	s := b.String()
+	field := strings.TrimLeft(s[mark:], "0 ")
+	if field == "" && len(s) > mark {
+		field = s[len(s)-1:]
+	}
+	b.Reset()
+	b.WriteString(s[:mark])
+	b.WriteString(field)
 }

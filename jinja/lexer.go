@@ -217,7 +217,9 @@ func (lx *lexer) rawBegins() bool {
 		return false
 	}
 	rest = strings.TrimLeftFunc(rest[3:], lexSpace)
-	return strings.HasPrefix(rest, "%}") || strings.HasPrefix(rest, "-%}") || strings.HasPrefix(rest, "+%}")
+	// Jinja2's raw_begin rule takes "-%}" and "%}" only; "{% raw +%}" is an
+	// unknown tag named raw.
+	return strings.HasPrefix(rest, "%}") || strings.HasPrefix(rest, "-%}")
 }
 
 // raw emits the body of {% raw %}...{% endraw %} as data.
@@ -225,9 +227,9 @@ func (lx *lexer) raw() error {
 	line := lx.line
 	i := strings.Index(lx.src[lx.pos:], "%}")
 	minus := lx.src[lx.pos+i-1] == '-'
-	plus := lx.src[lx.pos+i-1] == '+'
 	lx.advance(lx.pos + i)
-	lx.tagEnd(minus, plus, 2)
+	// The raw opening tag takes '-' but not trim_blocks (Jinja2's raw_begin rule).
+	lx.tagEnd(minus, true, 2)
 	for search := lx.pos; ; {
 		j := strings.Index(lx.src[search:], "{%")
 		if j < 0 {

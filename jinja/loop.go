@@ -8,6 +8,9 @@ type LoopInfo struct {
 	recurse func(seq Value) (Value, error) // set for recursive loops
 	changed []Value                        // last arguments of loop.changed
 	seenChg bool
+	// exhausted is set when the template iterated the loop object itself,
+	// which consumes the rest of the loop.
+	exhausted bool
 }
 
 func (l *LoopInfo) length() int { return len(l.items) }

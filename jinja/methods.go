@@ -15,14 +15,7 @@ import (
 // str (and markupsafe.Markup), list, tuple, dict, int and float, with Python's
 // results and Python's error messages; str.format as Jinja2's sandbox runs it;
 // and the format-spec mini-language (formatSpec) that format() and str.format
-// share.
-//
-// Unicode: str methods count code points, as Python does. Case mappings follow
-// Python 3.11 (Unicode 14) exactly for every character Go's unicode package
-// (Unicode 15) also assigns: the multi-character mappings (ß → SS, ŉ, ligatures,
-// Greek with ypogegrammeni...), final sigma in lower(), İ → i̇, and full case
-// folding are tabled below. Characters first assigned in Unicode 15 are treated
-// as Go sees them (Python 3.11 would call them unassigned).
+// share. The character classes and case mappings they use are in pystr.go.
 
 // methodLimit caps the text a padding or formatting method may build, as
 // repeat() caps "abc" * n: a template asking for more hits a LimitError.
@@ -107,9 +100,14 @@ func plural(n int, word string) string {
 	return strconv.Itoa(n) + " " + word + "s"
 }
 
+// methodArgs are a method call's bound arguments: absentArg where the call
+// left one out, and beyond the method's parameters. A fixed array, so that
+// binding allocates nothing.
+type methodArgs [3]Value
+
 // bindC checks a call of the C method owner.name against sig and returns its
 // arguments, sig.max of them, absentArg where the call left one out.
-func bindC(owner, name string, sig cSig, args []Value, kwargs *Dict) ([]Value, error) {
+func bindC(owner, name string, sig cSig, args []Value, kwargs *Dict) (methodArgs, error) {
 	nkw := 0
 	if kwargs != nil {
 		nkw = kwargs.Len()
@@ -117,43 +115,43 @@ func bindC(owner, name string, sig cSig, args []Value, kwargs *Dict) ([]Value, e
 	n := len(args)
 	if nkw > 0 && sig.style != cKeywords {
 		if sig.style == cVarargs {
-			return nil, typeError("%s() takes no keyword arguments", name)
+			return methodArgs{}, typeError("%s() takes no keyword arguments", name)
 		}
-		return nil, typeError("%s.%s() takes no keyword arguments", owner, name)
+		return methodArgs{}, typeError("%s.%s() takes no keyword arguments", owner, name)
 	}
 	switch sig.style {
 	case cNoArgs:
 		if n != 0 {
-			return nil, typeError("%s.%s() takes no arguments (%d given)", owner, name, n)
+			return methodArgs{}, typeError("%s.%s() takes no arguments (%d given)", owner, name, n)
 		}
 	case cOneArg:
 		if n != 1 {
-			return nil, typeError("%s.%s() takes exactly one argument (%d given)", owner, name, n)
+			return methodArgs{}, typeError("%s.%s() takes exactly one argument (%d given)", owner, name, n)
 		}
 	case cClinic:
 		if n < sig.min {
-			return nil, typeError("%s expected at least %s, got %d", name, plural(sig.min, "argument"), n)
+			return methodArgs{}, typeError("%s expected at least %s, got %d", name, plural(sig.min, "argument"), n)
 		}
 		if n > sig.max {
-			return nil, typeError("%s expected at most %s, got %d", name, plural(sig.max, "argument"), n)
+			return methodArgs{}, typeError("%s expected at most %s, got %d", name, plural(sig.max, "argument"), n)
 		}
 	case cVarargs:
 		if n < sig.min {
-			return nil, typeError("%s() takes at least %s (%d given)", name, plural(sig.min, "argument"), n)
+			return methodArgs{}, typeError("%s() takes at least %s (%d given)", name, plural(sig.min, "argument"), n)
 		}
 		if n > sig.max {
-			return nil, typeError("%s() takes at most %s (%d given)", name, plural(sig.max, "argument"), n)
+			return methodArgs{}, typeError("%s() takes at most %s (%d given)", name, plural(sig.max, "argument"), n)
 		}
 	case cKeywords:
 		if n+nkw > sig.max {
-			return nil, typeError("%s() takes at most %s (%d given)", name, plural(sig.max, "argument"), n+nkw)
+			return methodArgs{}, typeError("%s() takes at most %s (%d given)", name, plural(sig.max, "argument"), n+nkw)
 		}
 	}
-	out := make([]Value, sig.max)
+	var out methodArgs
 	for i := range out {
 		out[i] = absentArg{}
 	}
-	copy(out, args)
+	copy(out[:sig.max], args)
 	for i := 0; i < nkw; i++ {
 		k, _ := kwargs.keys[i].(string)
 		idx := -1
@@ -163,10 +161,10 @@ func bindC(owner, name string, sig cSig, args []Value, kwargs *Dict) ([]Value, e
 			}
 		}
 		if idx < 0 {
-			return nil, typeError("'%s' is an invalid keyword argument for %s()", k, name)
+			return methodArgs{}, typeError("'%s' is an invalid keyword argument for %s()", k, name)
 		}
 		if idx < n {
-			return nil, typeError("argument for %s() given by name ('%s') and position (%d)", name, k, idx+1)
+			return methodArgs{}, typeError("argument for %s() given by name ('%s') and position (%d)", name, k, idx+1)
 		}
 		out[idx] = kwargs.vals[i]
 	}
@@ -184,14 +182,14 @@ type pyDefSig struct {
 
 // bindPyDef checks a call of the Python function qual against sig as CPython
 // does, and returns its arguments (absentArg for a default).
-func bindPyDef(qual string, sig pyDefSig, args []Value, kwargs *Dict) ([]Value, error) {
+func bindPyDef(qual string, sig pyDefSig, args []Value, kwargs *Dict) (methodArgs, error) {
 	np := len(sig.params)
-	out := make([]Value, np)
+	var out methodArgs
 	for i := range out {
 		out[i] = absentArg{}
 	}
 	n := len(args)
-	copy(out, args)
+	copy(out[:np], args)
 	if kwargs != nil {
 		for i, k := range kwargs.keys {
 			name, _ := k.(string)
@@ -212,12 +210,12 @@ func bindPyDef(qual string, sig pyDefSig, args []Value, kwargs *Dict) ([]Value, 
 					}
 				}
 				if len(posOnly) > 0 {
-					return nil, typeError("%s() got some positional-only arguments passed as keyword arguments: '%s'", qual, strings.Join(posOnly, ", "))
+					return methodArgs{}, typeError("%s() got some positional-only arguments passed as keyword arguments: '%s'", qual, strings.Join(posOnly, ", "))
 				}
-				return nil, typeError("%s() got an unexpected keyword argument '%s'", qual, name)
+				return methodArgs{}, typeError("%s() got an unexpected keyword argument '%s'", qual, name)
 			}
 			if idx < n {
-				return nil, typeError("%s() got multiple values for argument '%s'", qual, name)
+				return methodArgs{}, typeError("%s() got multiple values for argument '%s'", qual, name)
 			}
 			out[idx] = kwargs.vals[i]
 		}
@@ -228,9 +226,9 @@ func bindPyDef(qual string, sig pyDefSig, args []Value, kwargs *Dict) ([]Value, 
 			were = "was"
 		}
 		if sig.required == np {
-			return nil, typeError("%s() takes %s but %d %s given", qual, plural(np+1, "positional argument"), n+1, were)
+			return methodArgs{}, typeError("%s() takes %s but %d %s given", qual, plural(np+1, "positional argument"), n+1, were)
 		}
-		return nil, typeError("%s() takes from %d to %d positional arguments but %d %s given", qual, sig.required+1, np+1, n+1, were)
+		return methodArgs{}, typeError("%s() takes from %d to %d positional arguments but %d %s given", qual, sig.required+1, np+1, n+1, were)
 	}
 	var missing []string
 	for i := 0; i < sig.required; i++ {
@@ -239,22 +237,14 @@ func bindPyDef(qual string, sig pyDefSig, args []Value, kwargs *Dict) ([]Value, 
 		}
 	}
 	if len(missing) > 0 {
-		var names string
-		switch len(missing) {
-		case 1:
-			names = missing[0]
-		case 2:
-			names = missing[0] + " and " + missing[1]
-		default:
-			names = strings.Join(missing[:len(missing)-1], ", ") + ", and " + missing[len(missing)-1]
-		}
-		return nil, typeError("%s() missing %d required positional %s: %s", qual, len(missing), map[bool]string{true: "argument", false: "arguments"}[len(missing) == 1], names)
+		return methodArgs{}, missingArgs(qual, missing)
 	}
 	return out, nil
 }
 
-// asIndex is operator.index(v), for an argument that must be an integer.
-func asIndex(v Value) (int, error) {
+// toIndex is Python's operator.index(v), for an argument that must be an
+// integer: ints and bools only.
+func toIndex(v Value) (int, error) {
 	switch x := v.(type) {
 	case int:
 		return x, nil
@@ -273,14 +263,8 @@ func sliceArg(v Value, def int) (int, error) {
 	if !given(v) || v == nil {
 		return def, nil
 	}
-	switch x := v.(type) {
-	case int:
-		return x, nil
-	case bool:
-		if x {
-			return 1, nil
-		}
-		return 0, nil
+	if n, err := toIndex(v); err == nil {
+		return n, nil
 	}
 	return 0, typeError("slice indices must be integers or None or have an __index__ method")
 }
@@ -332,7 +316,7 @@ func (c strRecv) typeName() string {
 
 // bind checks the arguments of str.name, or of Markup's Python override when
 // the receiver is a Markup and ps is not nil.
-func (c strRecv) bind(name string, cs cSig, ps *pyDefSig, args []Value, kwargs *Dict) ([]Value, error) {
+func (c strRecv) bind(name string, cs cSig, ps *pyDefSig, args []Value, kwargs *Dict) (methodArgs, error) {
 	if c.markup && ps != nil {
 		return bindPyDef("Markup."+name, *ps, args, kwargs)
 	}
@@ -462,7 +446,7 @@ func padMethod(name string) strImpl {
 		if err != nil {
 			return nil, err
 		}
-		width, err := asIndex(a[0])
+		width, err := toIndex(a[0])
 		if err != nil {
 			return nil, err
 		}
@@ -497,7 +481,7 @@ func strZfill(c strRecv, _ *renderer, args []Value, kwargs *Dict) (Value, error)
 	if err != nil {
 		return nil, err
 	}
-	width, err := asIndex(a[0])
+	width, err := toIndex(a[0])
 	if err != nil {
 		return nil, err
 	}
@@ -682,7 +666,7 @@ func isMethod(name string) strImpl {
 		}
 		switch name {
 		case "isalnum":
-			return all(func(r rune) bool { return unicode.IsLetter(r) || isNumericRune(r) }), nil
+			return all(isAlnumRune), nil
 		case "isalpha":
 			return all(unicode.IsLetter), nil
 		case "isascii":
@@ -792,7 +776,7 @@ func splitMethod(name string) strImpl {
 		}
 		maxsplit := -1
 		if given(a[1]) {
-			if maxsplit, err = asIndex(a[1]); err != nil {
+			if maxsplit, err = toIndex(a[1]); err != nil {
 				return nil, err
 			}
 		}
@@ -907,14 +891,6 @@ func rsplitSep(s, sep string, maxsplit int) []string {
 	return parts
 }
 
-func isLineBreak(r rune) bool {
-	switch r {
-	case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
-		return true
-	}
-	return false
-}
-
 func strSplitlines(c strRecv, _ *renderer, args []Value, kwargs *Dict) (Value, error) {
 	a, err := c.bind("splitlines", cSig{style: cKeywords, max: 1, kw: []string{"keepends"}}, &pyDefSig{params: []string{"keepends"}}, args, kwargs)
 	if err != nil {
@@ -922,36 +898,13 @@ func strSplitlines(c strRecv, _ *renderer, args []Value, kwargs *Dict) (Value, e
 	}
 	keep := false
 	if given(a[0]) {
-		k, err := asIndex(a[0])
+		k, err := toIndex(a[0])
 		if err != nil {
 			return nil, err
 		}
 		keep = k != 0
 	}
-	s := c.s
-	parts := []string{}
-	start := 0
-	for i := 0; i < len(s); {
-		r, w := utf8.DecodeRuneInString(s[i:])
-		if !isLineBreak(r) {
-			i += w
-			continue
-		}
-		next := i + w
-		if r == '\r' && next < len(s) && s[next] == '\n' {
-			next++
-		}
-		if keep {
-			parts = append(parts, s[start:next])
-		} else {
-			parts = append(parts, s[start:i])
-		}
-		start, i = next, next
-	}
-	if start < len(s) {
-		parts = append(parts, s[start:])
-	}
-	return c.wrapList(parts), nil
+	return c.wrapList(splitLines(c.s, keep)), nil
 }
 
 func partitionMethod(name string) strImpl {
@@ -1033,7 +986,7 @@ func strReplace(c strRecv, _ *renderer, args []Value, kwargs *Dict) (Value, erro
 	}
 	count := -1
 	if given(a[2]) {
-		if count, err = asIndex(a[2]); err != nil {
+		if count, err = toIndex(a[2]); err != nil {
 			return nil, err
 		}
 	}
@@ -1058,7 +1011,7 @@ func strExpandtabs(c strRecv, _ *renderer, args []Value, kwargs *Dict) (Value, e
 	}
 	tab := 8
 	if given(a[0]) {
-		if tab, err = asIndex(a[0]); err != nil {
+		if tab, err = toIndex(a[0]); err != nil {
 			return nil, err
 		}
 	}
@@ -1128,7 +1081,7 @@ func strTranslate(c strRecv, r *renderer, args []Value, kwargs *Dict) (Value, er
 		switch m := v.(type) {
 		case nil:
 		case int, bool:
-			n, _ := asIndex(m)
+			n, _ := toIndex(m)
 			if n < 0 || n > 0x10ffff {
 				return nil, valueError("character mapping must be in range(0x110000)")
 			}
@@ -1229,335 +1182,24 @@ func markupUnescape(name string) strImpl {
 // stripTags is Markup.striptags: drop comments, then tags, collapse
 // whitespace, then unescape entities.
 func stripTags(s string) string {
-	for {
-		start := strings.Index(s, "<!--")
-		if start < 0 {
-			break
-		}
-		end := strings.Index(s[start:], "-->")
-		if end < 0 {
-			break
-		}
-		s = s[:start] + s[start+end+3:]
-	}
-	for {
-		start := strings.IndexByte(s, '<')
-		if start < 0 {
-			break
-		}
-		end := strings.IndexByte(s[start:], '>')
-		if end < 0 {
-			break
-		}
-		s = s[:start] + s[start+end+1:]
-	}
+	s = cutSpans(s, "<!--", "-->")
+	s = cutSpans(s, "<", ">")
 	return html.UnescapeString(strings.Join(splitSpace(s, -1), " "))
 }
 
-// ---------------------------------------------------------------------------
-// Unicode character classes and case mappings as Python 3.11 has them.
-
-// isSpaceRune is Python's str.isspace for one character (what str.split() and
-// str.strip() treat as whitespace): bidirectional class WS, B or S, or Zs.
-func isSpaceRune(r rune) bool {
-	switch r {
-	case '\t', '\n', '\v', '\f', '\r', 0x1c, 0x1d, 0x1e, 0x1f, ' ', 0x85, 0xa0, 0x1680,
-		0x2028, 0x2029, 0x202f, 0x205f, 0x3000:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200a
-}
-
-// isLowerRune and isUpperRune are the Lowercase and Uppercase properties.
-func isLowerRune(r rune) bool {
-	switch r {
-	case 0x10fc, 0xa7f2, 0xa7f3, 0xa7f4, 0xab69: // Other_Lowercase only since Unicode 15
-		return false
-	}
-	return unicode.IsLower(r) || unicode.Is(unicode.Other_Lowercase, r)
-}
-
-func isUpperRune(r rune) bool {
-	return unicode.IsUpper(r) || unicode.Is(unicode.Other_Uppercase, r)
-}
-
-func isCasedRune(r rune) bool {
-	return isLowerRune(r) || isUpperRune(r) || unicode.IsTitle(r)
-}
-
-// isCaseIgnorable is the Case_Ignorable property, which the final-sigma rule
-// of str.lower() skips over.
-func isCaseIgnorable(r rune) bool {
-	switch r {
-	case '\'', '.', ':', 0xb7, 0x387, 0x55f, 0x5f4, 0x2018, 0x2019, 0x2024, 0x2027,
-		0xfe13, 0xfe52, 0xfe55, 0xff07, 0xff0e, 0xff1a:
-		return true
-	}
-	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk)
-}
-
-func inRuneRanges(ranges []rune, r rune) bool {
-	for i := 0; i+1 < len(ranges); i += 2 {
-		if r < ranges[i] {
-			return false
+// cutSpans repeatedly removes the first open...close span of s.
+func cutSpans(s, open, close string) string {
+	for {
+		start := strings.Index(s, open)
+		if start < 0 {
+			return s
 		}
-		if r <= ranges[i+1] {
-			return true
+		end := strings.Index(s[start:], close)
+		if end < 0 {
+			return s
 		}
+		s = s[:start] + s[start+end+len(close):]
 	}
-	return false
-}
-
-// isDigitRune is Python's str.isdigit for one character.
-func isDigitRune(r rune) bool {
-	return unicode.IsDigit(r) || inRuneRanges(digitExtraRanges, r)
-}
-
-// isNumericRune is Python's str.isnumeric for one character.
-func isNumericRune(r rune) bool {
-	return unicode.IsNumber(r) || inRuneRanges(numericExtraRanges, r)
-}
-
-// decimalValue is the digit value of a decimal digit of any script, or -1.
-func decimalValue(r rune) int {
-	if r >= '0' && r <= '9' {
-		return int(r - '0')
-	}
-	if r < 0x80 || !unicode.IsDigit(r) {
-		return -1
-	}
-	// Decimal digits come in runs that start at zero.
-	z := r
-	for unicode.IsDigit(z - 1) {
-		z--
-	}
-	return int(r-z) % 10
-}
-
-// isIdentifier is str.isidentifier: XID_Start or "_", then XID_Continue.
-func isIdentifier(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		if i == 0 {
-			if !isXIDStart(r) {
-				return false
-			}
-		} else if !isXIDContinue(r) {
-			return false
-		}
-	}
-	return true
-}
-
-func isXIDStart(r rune) bool {
-	switch {
-	case r == '_':
-		return true
-	case r == 0xe33 || r == 0xeb3 || r == 0xff9e || r == 0xff9f:
-		return false
-	}
-	return !notXID(r) && unicode.In(r, unicode.L, unicode.Nl, unicode.Other_ID_Start)
-}
-
-func isXIDContinue(r rune) bool {
-	return !notXID(r) && unicode.In(r, unicode.L, unicode.Nl, unicode.Other_ID_Start,
-		unicode.Mn, unicode.Mc, unicode.Nd, unicode.Pc, unicode.Other_ID_Continue)
-}
-
-// notXID lists the ID characters NFKC normalisation excludes from XID.
-func notXID(r rune) bool {
-	switch r {
-	case 0x37a, 0x2e2f, 0x309b, 0x309c, 0xfdfa, 0xfdfb, 0xfe70, 0xfe72, 0xfe74, 0xfe76,
-		0xfe78, 0xfe7a, 0xfe7c, 0xfe7e:
-		return true
-	}
-	return r >= 0xfc5e && r <= 0xfc63
-}
-
-func upperFull(b *strings.Builder, r rune) {
-	if m, ok := caseUpperSpecial[r]; ok {
-		b.WriteString(m)
-		return
-	}
-	b.WriteRune(unicode.ToUpper(r))
-}
-
-func titleFull(b *strings.Builder, r rune) {
-	if m, ok := caseTitleSpecial[r]; ok {
-		b.WriteString(m)
-		return
-	}
-	b.WriteRune(unicode.ToTitle(r))
-}
-
-// lowerAt writes the lower case of rs[i]: İ becomes i + combining dot, and a
-// capital sigma that ends a word becomes ς.
-func lowerAt(b *strings.Builder, rs []rune, i int) {
-	switch rs[i] {
-	case 0x130:
-		b.WriteString("i\u0307")
-		return
-	case 0x3a3:
-		if finalSigmaAt(rs, i) {
-			b.WriteRune(0x3c2)
-		} else {
-			b.WriteRune(0x3c3)
-		}
-		return
-	}
-	b.WriteRune(unicode.ToLower(rs[i]))
-}
-
-func finalSigmaAt(rs []rune, i int) bool {
-	j := i - 1
-	for j >= 0 && isCaseIgnorable(rs[j]) {
-		j--
-	}
-	if j < 0 || !isCasedRune(rs[j]) {
-		return false
-	}
-	j = i + 1
-	for j < len(rs) && isCaseIgnorable(rs[j]) {
-		j++
-	}
-	return j == len(rs) || !isCasedRune(rs[j])
-}
-
-func strUpper(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		upperFull(&b, r)
-	}
-	return b.String()
-}
-
-func strLower(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	rs := []rune(s)
-	for i := range rs {
-		lowerAt(&b, rs, i)
-	}
-	return b.String()
-}
-
-func strCasefold(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		if m, ok := caseFoldSpecial[r]; ok {
-			b.WriteString(m)
-			continue
-		}
-		switch { // Cherokee folds to its capitals
-		case r >= 0x13a0 && r <= 0x13f5:
-		case r >= 0x13f8 && r <= 0x13fd:
-			r -= 8
-		case r >= 0xab70 && r <= 0xabbf:
-			r -= 0x97d0
-		default:
-			r = unicode.ToLower(r)
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func strCapitalize(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	rs := []rune(s)
-	for i, r := range rs {
-		if i == 0 {
-			titleFull(&b, r)
-		} else {
-			lowerAt(&b, rs, i)
-		}
-	}
-	return b.String()
-}
-
-func strTitle(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	rs := []rune(s)
-	prevCased := false
-	for i, r := range rs {
-		if prevCased {
-			lowerAt(&b, rs, i)
-		} else {
-			titleFull(&b, r)
-		}
-		prevCased = isCasedRune(r)
-	}
-	return b.String()
-}
-
-func strSwapcase(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	rs := []rune(s)
-	for i, r := range rs {
-		switch {
-		case isUpperRune(r):
-			lowerAt(&b, rs, i)
-		case isLowerRune(r):
-			upperFull(&b, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func strIsLower(s string) bool {
-	cased := false
-	for _, r := range s {
-		if isUpperRune(r) || unicode.IsTitle(r) {
-			return false
-		}
-		if isLowerRune(r) {
-			cased = true
-		}
-	}
-	return cased
-}
-
-func strIsUpper(s string) bool {
-	cased := false
-	for _, r := range s {
-		if isLowerRune(r) || unicode.IsTitle(r) {
-			return false
-		}
-		if isUpperRune(r) {
-			cased = true
-		}
-	}
-	return cased
-}
-
-func strIsTitle(s string) bool {
-	cased, prevCased := false, false
-	for _, r := range s {
-		switch {
-		case isUpperRune(r) || unicode.IsTitle(r):
-			if prevCased {
-				return false
-			}
-			prevCased, cased = true, true
-		case isLowerRune(r):
-			if !prevCased {
-				return false
-			}
-			prevCased, cased = true, true
-		default:
-			prevCased = false
-		}
-	}
-	return cased
 }
 
 // ---------------------------------------------------------------------------
@@ -1668,7 +1310,7 @@ func (f *strFormatter) vformat(s string, depth, auto int) (string, int, error) {
 		case 'r':
 			obj = repr(obj)
 		case 'a':
-			obj = asciiOf(repr(obj))
+			obj = asciiRepr(repr(obj))
 		default:
 			return "", auto, valueError("Unknown conversion specifier %c", conv)
 		}
@@ -1895,24 +1537,6 @@ func (f *strFormatter) formatField(obj Value, spec string) (string, error) {
 		return "", err
 	}
 	return string(escapeValue(s)), nil
-}
-
-// asciiOf is what ascii() makes of a repr: non-ASCII characters escaped.
-func asciiOf(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r < 0x80:
-			b.WriteRune(r)
-		case r < 0x100:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r < 0x10000:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			fmt.Fprintf(&b, `\U%08x`, r)
-		}
-	}
-	return b.String()
 }
 
 // ---------------------------------------------------------------------------
@@ -2204,6 +1828,54 @@ func formatFloatSpec(x float64, spec, tname string) (string, error) {
 	return formatFloatParsed(x, p), nil
 }
 
+// floatBody formats a (not negative) with the presentation type typ (e, f,
+// g, or r for repr) and precision prec, as format() and %-formatting both do
+// before signs and padding: alt is the '#' flag; addDot0 is format()'s
+// no-type mode, where a result that looks like an int gets ".0".
+func floatBody(a float64, typ rune, prec int, alt, addDot0 bool) string {
+	var body string
+	switch {
+	case math.IsInf(a, 0):
+		body = "inf"
+	case math.IsNaN(a):
+		body = "nan"
+	case typ == 'f':
+		body = strconv.FormatFloat(a, 'f', prec, 64)
+		if alt && prec == 0 {
+			body += "."
+		}
+	case typ == 'e':
+		body = strconv.FormatFloat(a, 'e', prec, 64)
+		if alt && prec == 0 {
+			body = strings.Replace(body, "e", ".e", 1)
+		}
+	case typ == 'g':
+		if prec == 0 {
+			prec = 1
+		}
+		digits, decpt := floatDigits(a, prec)
+		if !alt {
+			digits = strings.TrimRight(digits, "0")
+			if digits == "" {
+				digits = "0"
+			}
+		}
+		limit := prec
+		if addDot0 {
+			limit = prec - 1
+		}
+		minEnd := 0
+		if alt {
+			minEnd = prec
+		}
+		body = layoutFloatDigits(digits, decpt, decpt <= -4 || decpt > limit, alt, addDot0, minEnd)
+	default: // 'r': repr
+		digits, decpt := floatDigits(a, -1)
+		body = layoutFloatDigits(digits, decpt, decpt <= -4 || decpt > 16, alt, addDot0, 0)
+	}
+	return body
+}
+
 // formatFloatParsed is CPython's format_float_internal.
 func formatFloatParsed(x float64, p fmtSpec) string {
 	typ, prec := p.typ, p.precision
@@ -2232,47 +1904,7 @@ func formatFloatParsed(x float64, p fmtSpec) string {
 		typ = unicode.ToLower(typ)
 	}
 	neg := math.Signbit(x) && !math.IsNaN(x)
-	a := math.Abs(x)
-	var body string
-	switch {
-	case math.IsInf(a, 0):
-		body = "inf"
-	case math.IsNaN(a):
-		body = "nan"
-	case typ == 'f':
-		body = strconv.FormatFloat(a, 'f', prec, 64)
-		if p.alt && prec == 0 {
-			body += "."
-		}
-	case typ == 'e':
-		body = strconv.FormatFloat(a, 'e', prec, 64)
-		if p.alt && prec == 0 {
-			body = strings.Replace(body, "e", ".e", 1)
-		}
-	case typ == 'g':
-		if prec == 0 {
-			prec = 1
-		}
-		digits, decpt := floatDigits(a, prec)
-		if !p.alt {
-			digits = strings.TrimRight(digits, "0")
-			if digits == "" {
-				digits = "0"
-			}
-		}
-		limit := prec
-		if addDot0 {
-			limit = prec - 1
-		}
-		minEnd := 0
-		if p.alt {
-			minEnd = prec
-		}
-		body = layoutFloatDigits(digits, decpt, decpt <= -4 || decpt > limit, p.alt, addDot0, minEnd)
-	default: // 'r': repr
-		digits, decpt := floatDigits(a, -1)
-		body = layoutFloatDigits(digits, decpt, decpt <= -4 || decpt > 16, p.alt, addDot0, 0)
-	}
+	body := floatBody(math.Abs(x), typ, prec, p.alt, addDot0)
 	if neg && p.noNeg0 && strings.Trim(strings.SplitN(body, "e", 2)[0], "0.") == "" {
 		neg = false
 	}
@@ -2471,7 +2103,7 @@ func listMethod(l *List, name string) Func {
 			}
 			i := -1
 			if given(a[0]) {
-				if i, err = asIndex(a[0]); err != nil {
+				if i, err = toIndex(a[0]); err != nil {
 					return nil, err
 				}
 			}
@@ -2541,7 +2173,8 @@ func seqIndex(owner string, items []Value, args []Value, kwargs *Dict) (int, err
 		}
 		i, ok := v.(int)
 		if b, isB := v.(bool); isB {
-			i, ok = map[bool]int{false: 0, true: 1}[b], true
+			i, _ = toIndex(b)
+			ok = true
 		}
 		if !ok {
 			return 0, typeError("slice indices must be integers or have an __index__ method")
@@ -2780,7 +2413,7 @@ func floatMethod(x float64, name string) Func {
 func numberAttr(obj Value, name string) (Value, bool) {
 	switch x := obj.(type) {
 	case bool, int:
-		n, _ := asIndex(x)
+		n, _ := toIndex(x)
 		switch name {
 		case "real", "numerator":
 			return n, true
@@ -2876,123 +2509,4 @@ func hasPrivateAttr(obj Value, name string) bool {
 		return ok
 	}
 	return privateAttrs[typeName(obj)][name]
-}
-
-// ---------------------------------------------------------------------------
-// Tables generated with Python 3.11 (unicodedata 14.0.0) against Go's unicode package.
-
-// caseUpperSpecial holds the characters whose str.upper() in Python is not
-// unicode.ToUpper: the unconditional multi-character mappings of SpecialCasing.txt.
-var caseUpperSpecial = map[rune]string{
-	0xdf: "SS", 0x149: "\u02bcN", 0x1f0: "J\u030c", 0x390: "\u0399\u0308\u0301",
-	0x3b0: "\u03a5\u0308\u0301", 0x587: "\u0535\u0552", 0x1e96: "H\u0331", 0x1e97: "T\u0308",
-	0x1e98: "W\u030a", 0x1e99: "Y\u030a", 0x1e9a: "A\u02be", 0x1f50: "\u03a5\u0313",
-	0x1f52: "\u03a5\u0313\u0300", 0x1f54: "\u03a5\u0313\u0301", 0x1f56: "\u03a5\u0313\u0342",
-	0x1f80: "\u1f08\u0399", 0x1f81: "\u1f09\u0399", 0x1f82: "\u1f0a\u0399", 0x1f83: "\u1f0b\u0399",
-	0x1f84: "\u1f0c\u0399", 0x1f85: "\u1f0d\u0399", 0x1f86: "\u1f0e\u0399", 0x1f87: "\u1f0f\u0399",
-	0x1f88: "\u1f08\u0399", 0x1f89: "\u1f09\u0399", 0x1f8a: "\u1f0a\u0399", 0x1f8b: "\u1f0b\u0399",
-	0x1f8c: "\u1f0c\u0399", 0x1f8d: "\u1f0d\u0399", 0x1f8e: "\u1f0e\u0399", 0x1f8f: "\u1f0f\u0399",
-	0x1f90: "\u1f28\u0399", 0x1f91: "\u1f29\u0399", 0x1f92: "\u1f2a\u0399", 0x1f93: "\u1f2b\u0399",
-	0x1f94: "\u1f2c\u0399", 0x1f95: "\u1f2d\u0399", 0x1f96: "\u1f2e\u0399", 0x1f97: "\u1f2f\u0399",
-	0x1f98: "\u1f28\u0399", 0x1f99: "\u1f29\u0399", 0x1f9a: "\u1f2a\u0399", 0x1f9b: "\u1f2b\u0399",
-	0x1f9c: "\u1f2c\u0399", 0x1f9d: "\u1f2d\u0399", 0x1f9e: "\u1f2e\u0399", 0x1f9f: "\u1f2f\u0399",
-	0x1fa0: "\u1f68\u0399", 0x1fa1: "\u1f69\u0399", 0x1fa2: "\u1f6a\u0399", 0x1fa3: "\u1f6b\u0399",
-	0x1fa4: "\u1f6c\u0399", 0x1fa5: "\u1f6d\u0399", 0x1fa6: "\u1f6e\u0399", 0x1fa7: "\u1f6f\u0399",
-	0x1fa8: "\u1f68\u0399", 0x1fa9: "\u1f69\u0399", 0x1faa: "\u1f6a\u0399", 0x1fab: "\u1f6b\u0399",
-	0x1fac: "\u1f6c\u0399", 0x1fad: "\u1f6d\u0399", 0x1fae: "\u1f6e\u0399", 0x1faf: "\u1f6f\u0399",
-	0x1fb2: "\u1fba\u0399", 0x1fb3: "\u0391\u0399", 0x1fb4: "\u0386\u0399", 0x1fb6: "\u0391\u0342",
-	0x1fb7: "\u0391\u0342\u0399", 0x1fbc: "\u0391\u0399", 0x1fc2: "\u1fca\u0399",
-	0x1fc3: "\u0397\u0399", 0x1fc4: "\u0389\u0399", 0x1fc6: "\u0397\u0342",
-	0x1fc7: "\u0397\u0342\u0399", 0x1fcc: "\u0397\u0399", 0x1fd2: "\u0399\u0308\u0300",
-	0x1fd3: "\u0399\u0308\u0301", 0x1fd6: "\u0399\u0342", 0x1fd7: "\u0399\u0308\u0342",
-	0x1fe2: "\u03a5\u0308\u0300", 0x1fe3: "\u03a5\u0308\u0301", 0x1fe4: "\u03a1\u0313",
-	0x1fe6: "\u03a5\u0342", 0x1fe7: "\u03a5\u0308\u0342", 0x1ff2: "\u1ffa\u0399",
-	0x1ff3: "\u03a9\u0399", 0x1ff4: "\u038f\u0399", 0x1ff6: "\u03a9\u0342",
-	0x1ff7: "\u03a9\u0342\u0399", 0x1ffc: "\u03a9\u0399", 0xfb00: "FF", 0xfb01: "FI", 0xfb02: "FL",
-	0xfb03: "FFI", 0xfb04: "FFL", 0xfb05: "ST", 0xfb06: "ST", 0xfb13: "\u0544\u0546",
-	0xfb14: "\u0544\u0535", 0xfb15: "\u0544\u053b", 0xfb16: "\u054e\u0546", 0xfb17: "\u0544\u053d",
-}
-
-// caseTitleSpecial is the same for the title-case mapping (str.title and
-// str.capitalize).
-var caseTitleSpecial = map[rune]string{
-	0xdf: "Ss", 0x149: "\u02bcN", 0x1f0: "J\u030c", 0x390: "\u0399\u0308\u0301",
-	0x3b0: "\u03a5\u0308\u0301", 0x587: "\u0535\u0582", 0x1e96: "H\u0331", 0x1e97: "T\u0308",
-	0x1e98: "W\u030a", 0x1e99: "Y\u030a", 0x1e9a: "A\u02be", 0x1f50: "\u03a5\u0313",
-	0x1f52: "\u03a5\u0313\u0300", 0x1f54: "\u03a5\u0313\u0301", 0x1f56: "\u03a5\u0313\u0342",
-	0x1fb2: "\u1fba\u0345", 0x1fb4: "\u0386\u0345", 0x1fb6: "\u0391\u0342",
-	0x1fb7: "\u0391\u0342\u0345", 0x1fc2: "\u1fca\u0345", 0x1fc4: "\u0389\u0345",
-	0x1fc6: "\u0397\u0342", 0x1fc7: "\u0397\u0342\u0345", 0x1fd2: "\u0399\u0308\u0300",
-	0x1fd3: "\u0399\u0308\u0301", 0x1fd6: "\u0399\u0342", 0x1fd7: "\u0399\u0308\u0342",
-	0x1fe2: "\u03a5\u0308\u0300", 0x1fe3: "\u03a5\u0308\u0301", 0x1fe4: "\u03a1\u0313",
-	0x1fe6: "\u03a5\u0342", 0x1fe7: "\u03a5\u0308\u0342", 0x1ff2: "\u1ffa\u0345",
-	0x1ff4: "\u038f\u0345", 0x1ff6: "\u03a9\u0342", 0x1ff7: "\u03a9\u0342\u0345", 0xfb00: "Ff",
-	0xfb01: "Fi", 0xfb02: "Fl", 0xfb03: "Ffi", 0xfb04: "Ffl", 0xfb05: "St", 0xfb06: "St",
-	0xfb13: "\u0544\u0576", 0xfb14: "\u0544\u0565", 0xfb15: "\u0544\u056b", 0xfb16: "\u054e\u0576",
-	0xfb17: "\u0544\u056d",
-}
-
-// caseFoldSpecial holds the characters whose str.casefold() in Python is not
-// unicode.ToLower (CaseFolding.txt); Cherokee is handled in caseFold.
-var caseFoldSpecial = map[rune]string{
-	0xb5: "\u03bc", 0xdf: "ss", 0x130: "i\u0307", 0x149: "\u02bcn", 0x17f: "s", 0x1f0: "j\u030c",
-	0x345: "\u03b9", 0x390: "\u03b9\u0308\u0301", 0x3b0: "\u03c5\u0308\u0301", 0x3c2: "\u03c3",
-	0x3d0: "\u03b2", 0x3d1: "\u03b8", 0x3d5: "\u03c6", 0x3d6: "\u03c0", 0x3f0: "\u03ba",
-	0x3f1: "\u03c1", 0x3f5: "\u03b5", 0x587: "\u0565\u0582", 0x1c80: "\u0432", 0x1c81: "\u0434",
-	0x1c82: "\u043e", 0x1c83: "\u0441", 0x1c84: "\u0442", 0x1c85: "\u0442", 0x1c86: "\u044a",
-	0x1c87: "\u0463", 0x1c88: "\ua64b", 0x1e96: "h\u0331", 0x1e97: "t\u0308", 0x1e98: "w\u030a",
-	0x1e99: "y\u030a", 0x1e9a: "a\u02be", 0x1e9b: "\u1e61", 0x1e9e: "ss", 0x1f50: "\u03c5\u0313",
-	0x1f52: "\u03c5\u0313\u0300", 0x1f54: "\u03c5\u0313\u0301", 0x1f56: "\u03c5\u0313\u0342",
-	0x1f80: "\u1f00\u03b9", 0x1f81: "\u1f01\u03b9", 0x1f82: "\u1f02\u03b9", 0x1f83: "\u1f03\u03b9",
-	0x1f84: "\u1f04\u03b9", 0x1f85: "\u1f05\u03b9", 0x1f86: "\u1f06\u03b9", 0x1f87: "\u1f07\u03b9",
-	0x1f88: "\u1f00\u03b9", 0x1f89: "\u1f01\u03b9", 0x1f8a: "\u1f02\u03b9", 0x1f8b: "\u1f03\u03b9",
-	0x1f8c: "\u1f04\u03b9", 0x1f8d: "\u1f05\u03b9", 0x1f8e: "\u1f06\u03b9", 0x1f8f: "\u1f07\u03b9",
-	0x1f90: "\u1f20\u03b9", 0x1f91: "\u1f21\u03b9", 0x1f92: "\u1f22\u03b9", 0x1f93: "\u1f23\u03b9",
-	0x1f94: "\u1f24\u03b9", 0x1f95: "\u1f25\u03b9", 0x1f96: "\u1f26\u03b9", 0x1f97: "\u1f27\u03b9",
-	0x1f98: "\u1f20\u03b9", 0x1f99: "\u1f21\u03b9", 0x1f9a: "\u1f22\u03b9", 0x1f9b: "\u1f23\u03b9",
-	0x1f9c: "\u1f24\u03b9", 0x1f9d: "\u1f25\u03b9", 0x1f9e: "\u1f26\u03b9", 0x1f9f: "\u1f27\u03b9",
-	0x1fa0: "\u1f60\u03b9", 0x1fa1: "\u1f61\u03b9", 0x1fa2: "\u1f62\u03b9", 0x1fa3: "\u1f63\u03b9",
-	0x1fa4: "\u1f64\u03b9", 0x1fa5: "\u1f65\u03b9", 0x1fa6: "\u1f66\u03b9", 0x1fa7: "\u1f67\u03b9",
-	0x1fa8: "\u1f60\u03b9", 0x1fa9: "\u1f61\u03b9", 0x1faa: "\u1f62\u03b9", 0x1fab: "\u1f63\u03b9",
-	0x1fac: "\u1f64\u03b9", 0x1fad: "\u1f65\u03b9", 0x1fae: "\u1f66\u03b9", 0x1faf: "\u1f67\u03b9",
-	0x1fb2: "\u1f70\u03b9", 0x1fb3: "\u03b1\u03b9", 0x1fb4: "\u03ac\u03b9", 0x1fb6: "\u03b1\u0342",
-	0x1fb7: "\u03b1\u0342\u03b9", 0x1fbc: "\u03b1\u03b9", 0x1fbe: "\u03b9", 0x1fc2: "\u1f74\u03b9",
-	0x1fc3: "\u03b7\u03b9", 0x1fc4: "\u03ae\u03b9", 0x1fc6: "\u03b7\u0342",
-	0x1fc7: "\u03b7\u0342\u03b9", 0x1fcc: "\u03b7\u03b9", 0x1fd2: "\u03b9\u0308\u0300",
-	0x1fd3: "\u03b9\u0308\u0301", 0x1fd6: "\u03b9\u0342", 0x1fd7: "\u03b9\u0308\u0342",
-	0x1fe2: "\u03c5\u0308\u0300", 0x1fe3: "\u03c5\u0308\u0301", 0x1fe4: "\u03c1\u0313",
-	0x1fe6: "\u03c5\u0342", 0x1fe7: "\u03c5\u0308\u0342", 0x1ff2: "\u1f7c\u03b9",
-	0x1ff3: "\u03c9\u03b9", 0x1ff4: "\u03ce\u03b9", 0x1ff6: "\u03c9\u0342",
-	0x1ff7: "\u03c9\u0342\u03b9", 0x1ffc: "\u03c9\u03b9", 0xfb00: "ff", 0xfb01: "fi", 0xfb02: "fl",
-	0xfb03: "ffi", 0xfb04: "ffl", 0xfb05: "st", 0xfb06: "st", 0xfb13: "\u0574\u0576",
-	0xfb14: "\u0574\u0565", 0xfb15: "\u0574\u056b", 0xfb16: "\u057e\u0576", 0xfb17: "\u0574\u056d",
-}
-
-// digitExtraRanges are the characters Python's str.isdigit accepts beyond the
-// decimal digits (Numeric_Type=Digit: superscripts, circled digits...), as
-// inclusive pairs.
-var digitExtraRanges = []rune{
-	0xb2, 0xb3, 0xb9, 0xb9, 0x1369, 0x1371, 0x19da, 0x19da, 0x2070, 0x2070, 0x2074, 0x2079,
-	0x2080, 0x2089, 0x2460, 0x2468, 0x2474, 0x247c, 0x2488, 0x2490, 0x24ea, 0x24ea, 0x24f5, 0x24fd,
-	0x24ff, 0x24ff, 0x2776, 0x277e, 0x2780, 0x2788, 0x278a, 0x2792, 0x10a40, 0x10a43,
-	0x10e60, 0x10e68, 0x11052, 0x1105a, 0x1f100, 0x1f10a,
-}
-
-// numericExtraRanges are the characters Python's str.isnumeric accepts outside
-// the Unicode number categories (CJK ideographs with a numeric value), as
-// inclusive pairs.
-var numericExtraRanges = []rune{
-	0x3405, 0x3405, 0x3483, 0x3483, 0x382a, 0x382a, 0x3b4d, 0x3b4d, 0x4e00, 0x4e00, 0x4e03, 0x4e03,
-	0x4e07, 0x4e07, 0x4e09, 0x4e09, 0x4e5d, 0x4e5d, 0x4e8c, 0x4e8c, 0x4e94, 0x4e94, 0x4e96, 0x4e96,
-	0x4ebf, 0x4ec0, 0x4edf, 0x4edf, 0x4ee8, 0x4ee8, 0x4f0d, 0x4f0d, 0x4f70, 0x4f70, 0x5104, 0x5104,
-	0x5146, 0x5146, 0x5169, 0x5169, 0x516b, 0x516b, 0x516d, 0x516d, 0x5341, 0x5341, 0x5343, 0x5345,
-	0x534c, 0x534c, 0x53c1, 0x53c4, 0x56db, 0x56db, 0x58f1, 0x58f1, 0x58f9, 0x58f9, 0x5e7a, 0x5e7a,
-	0x5efe, 0x5eff, 0x5f0c, 0x5f0e, 0x5f10, 0x5f10, 0x62fe, 0x62fe, 0x634c, 0x634c, 0x67d2, 0x67d2,
-	0x6f06, 0x6f06, 0x7396, 0x7396, 0x767e, 0x767e, 0x8086, 0x8086, 0x842c, 0x842c, 0x8cae, 0x8cae,
-	0x8cb3, 0x8cb3, 0x8d30, 0x8d30, 0x9621, 0x9621, 0x9646, 0x9646, 0x964c, 0x964c, 0x9678, 0x9678,
-	0x96f6, 0x96f6, 0xf96b, 0xf96b, 0xf973, 0xf973, 0xf978, 0xf978, 0xf9b2, 0xf9b2, 0xf9d1, 0xf9d1,
-	0xf9d3, 0xf9d3, 0xf9fd, 0xf9fd, 0x20001, 0x20001, 0x20064, 0x20064, 0x200e2, 0x200e2,
-	0x20121, 0x20121, 0x2092a, 0x2092a, 0x20983, 0x20983, 0x2098c, 0x2098c, 0x2099c, 0x2099c,
-	0x20aea, 0x20aea, 0x20afd, 0x20afd, 0x20b19, 0x20b19, 0x22390, 0x22390, 0x22998, 0x22998,
-	0x23b1b, 0x23b1b, 0x2626d, 0x2626d, 0x2f890, 0x2f890,
 }

@@ -42,6 +42,9 @@ func equal(a, b Value) bool {
 		return ok
 	case *dictView:
 		return a.equal(b)
+	case *Range:
+		o, ok := b.(*Range)
+		return ok && a.equal(o)
 	}
 	return a == b
 }
@@ -183,6 +186,14 @@ func iterate(v Value) ([]Value, error) {
 		return v.items, nil
 	case *dictView:
 		return v.items(), nil
+	case *Range:
+		return v.items(), nil
+	case *LoopInfo:
+		// The loop object is the loop's own iterator: iterating it takes the
+		// items the loop has not reached, and the loop ends after this pass.
+		rest := v.items[min(v.index+1, len(v.items)):]
+		v.exhausted = true
+		return rest, nil
 	case Undefined:
 		return nil, nil
 	}
@@ -212,6 +223,8 @@ func length(v Value) (int, error) {
 		return v.Len(), nil
 	case *dictView:
 		return v.d.Len(), nil
+	case *Range:
+		return v.Len(), nil
 	case Undefined:
 		return 0, nil
 	}
@@ -263,68 +276,9 @@ func pyIndex(i, n int) (int, bool) {
 // sliceBounds resolves Python slice bounds (nil for an omitted bound) against a
 // length n and returns the indices to take, in order.
 func sliceBounds(start, stop, step Value, n int) ([]int, error) {
-	st := 1
-	if step != nil {
-		s, ok := step.(int)
-		if !ok {
-			return nil, typeError("slice indices must be integers or None or have an __index__ method")
-		}
-		if s == 0 {
-			return nil, valueError("slice step cannot be zero")
-		}
-		st = s
-	}
-	bound := func(v Value, def int) (int, error) {
-		if v == nil {
-			return def, nil
-		}
-		i, ok := v.(int)
-		if !ok {
-			if b, isB := v.(bool); isB {
-				i = map[bool]int{false: 0, true: 1}[b]
-			} else {
-				return 0, typeError("slice indices must be integers or None or have an __index__ method")
-			}
-		}
-		if i < 0 {
-			i += n
-			if i < 0 {
-				if st < 0 {
-					return -1, nil
-				}
-				return 0, nil
-			}
-		}
-		if i >= n {
-			if st < 0 {
-				return n - 1, nil
-			}
-			return n, nil
-		}
-		return i, nil
-	}
-	var lo, hi int
-	var err error
-	if st > 0 {
-		if lo, err = bound(start, 0); err != nil {
-			return nil, err
-		}
-		if hi, err = bound(stop, n); err != nil {
-			return nil, err
-		}
-	} else {
-		if lo, err = bound(start, n-1); err != nil {
-			return nil, err
-		}
-		if hi, err = bound(stop, -1); err != nil {
-			return nil, err
-		}
-		if stop != nil {
-			// An explicit stop below -n means "before the start".
-			if i, ok := stop.(int); ok && i < -n {
-				hi = -1
-			}
-		}
+	lo, hi, st, err := sliceIndices(start, stop, step, n)
+	if err != nil {
+		return nil, err
 	}
 	var idx []int
 	if st > 0 {
@@ -337,6 +291,58 @@ func sliceBounds(start, stop, step Value, n int) ([]int, error) {
 		}
 	}
 	return idx, nil
+}
+
+// sliceIndices is Python's slice(start, stop, step).indices(n): the bounds
+// clamped to a sequence of length n.
+func sliceIndices(start, stop, step Value, n int) (int, int, int, error) {
+	st := 1
+	if step != nil {
+		s, ok := indexOf(step)
+		if !ok {
+			return 0, 0, 0, typeError("slice indices must be integers or None or have an __index__ method")
+		}
+		if s == 0 {
+			return 0, 0, 0, valueError("slice step cannot be zero")
+		}
+		st = s
+	}
+	clamp := func(v Value, def int) (int, error) {
+		if v == nil {
+			return def, nil
+		}
+		i, ok := indexOf(v)
+		if !ok {
+			return 0, typeError("slice indices must be integers or None or have an __index__ method")
+		}
+		if i < 0 {
+			i += n
+			if i < 0 {
+				if st < 0 {
+					return -1, nil
+				}
+				return 0, nil
+			}
+		} else if i >= n {
+			if st < 0 {
+				return n - 1, nil
+			}
+			return n, nil
+		}
+		return i, nil
+	}
+	lo, hi := 0, n
+	if st < 0 {
+		lo, hi = n-1, -1
+	}
+	var err error
+	if lo, err = clamp(start, lo); err != nil {
+		return 0, 0, 0, err
+	}
+	if hi, err = clamp(stop, hi); err != nil {
+		return 0, 0, 0, err
+	}
+	return lo, hi, st, nil
 }
 
 // floorDiv and floorMod follow Python: the result of // rounds toward -inf and %
@@ -357,10 +363,27 @@ func floorMod(a, b int) int {
 	return m
 }
 
-func floatMod(a, b float64) float64 {
-	m := math.Mod(a, b)
-	if m != 0 && ((m < 0) != (b < 0)) {
-		m += b
+// floatDivmod is CPython's float divmod: the floor quotient is computed from
+// fmod, not as floor(x / y), so 3 // 0.1 is 29.0 while 3 / 0.1 is 30.0.
+func floatDivmod(x, y float64) (div, mod float64) {
+	mod = math.Mod(x, y)
+	div = (x - mod) / y
+	if mod != 0 {
+		if (y < 0) != (mod < 0) {
+			mod += y
+			div -= 1
+		}
+	} else {
+		mod = math.Copysign(0, y)
 	}
-	return m
+	if div != 0 {
+		floor := math.Floor(div)
+		if div-floor > 0.5 {
+			floor++
+		}
+		div = floor
+	} else {
+		div = math.Copysign(0, x/y)
+	}
+	return div, mod
 }

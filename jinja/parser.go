@@ -1,6 +1,7 @@
 package jinja
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"strconv"
@@ -12,15 +13,16 @@ import (
 type parser struct {
 	toks []token
 	pos  int
-	// soft counts enclosing if-blocks: an unknown filter or test inside one is a
-	// render-time error (as in Jinja2 >= 3.0), elsewhere a compile-time error.
-	soft int
 	// macroNames records, while a macro body is parsed, whether it names caller,
 	// varargs or kwargs.
 	macroNames []map[string]bool
 	// nesting counts open expressions and blocks, so that hostile input cannot
 	// exhaust the Go stack.
 	nesting int
+	// loops counts the for bodies break and continue may leave; a macro or
+	// call block body starts again from zero, as the Python function Jinja2
+	// compiles it to does.
+	loops int
 }
 
 // maxNesting bounds how deeply expressions and blocks may nest.
@@ -164,6 +166,9 @@ func (p *parser) subparse(ends []string) ([]stmt, string, error) {
 				return nil, "", syntaxError(p.cur().line, "expected token 'end of print statement', got '%s'", describe(p.cur()))
 			}
 			p.next()
+			if isConstant(e) {
+				foldSlices(e)
+			}
 			body = append(body, &outputStmt{e: e, line: t.line})
 		case tokBlockBegin:
 			p.next()
@@ -239,16 +244,24 @@ func (p *parser) parseStatement() (stmt, error) {
 		if err := p.expectBlockEnd(); err != nil {
 			return nil, err
 		}
+		if p.loops == 0 {
+			return nil, &Error{Kind: "SyntaxError", Message: fmt.Sprintf("'%s' outside loop", t.val), Line: t.line}
+		}
 		if t.val == "break" {
 			return &breakStmt{line: t.line}, nil
 		}
 		return &continueStmt{line: t.line}, nil
 	case "generation":
-		// transformers' AssistantTracker: the body renders unchanged.
+		// transformers' AssistantTracker: the body renders unchanged. It is a
+		// call block underneath, so the body is a function: no break or
+		// continue reaches an enclosing loop.
 		if err := p.expectBlockEnd(); err != nil {
 			return nil, err
 		}
+		loops := p.loops
+		p.loops = 0
 		body, _, err := p.subparse([]string{"endgeneration"})
+		p.loops = loops
 		if err != nil {
 			return nil, err
 		}
@@ -285,8 +298,6 @@ func (p *parser) parseIf() (stmt, error) {
 	if err := p.expectBlockEnd(); err != nil {
 		return nil, err
 	}
-	p.soft++
-	defer func() { p.soft-- }()
 	node := &ifStmt{cond: cond}
 	body, end, err := p.subparse([]string{"elif", "else", "endif"})
 	if err != nil {
@@ -334,7 +345,9 @@ func (p *parser) parseFor(line int) (stmt, error) {
 	if err := p.expectBlockEnd(); err != nil {
 		return nil, err
 	}
+	p.loops++
 	body, end, err := p.subparse([]string{"endfor", "else"})
+	p.loops--
 	if err != nil {
 		return nil, err
 	}
@@ -475,7 +488,10 @@ func (p *parser) parseSignature(m *macroDef) error {
 // special names it uses.
 func (p *parser) parseMacroBody(m *macroDef, end string) error {
 	p.macroNames = append(p.macroNames, map[string]bool{})
+	loops := p.loops
+	p.loops = 0
 	body, _, err := p.subparse([]string{end})
+	p.loops = loops
 	names := p.macroNames[len(p.macroNames)-1]
 	p.macroNames = p.macroNames[:len(p.macroNames)-1]
 	if err != nil {
@@ -858,8 +874,10 @@ func (p *parser) parsePrimary() (expr, error) {
 		case "none", "None":
 			return &constExpr{v: nil}, nil
 		}
-		if n := len(p.macroNames); n > 0 {
-			p.macroNames[n-1][t.val] = true
+		// Jinja2 looks for caller, varargs and kwargs in the whole macro body,
+		// nested macros included.
+		for _, names := range p.macroNames {
+			names[t.val] = true
 		}
 		return &nameExpr{name: t.val, line: t.line}, nil
 	case tokString:
@@ -1156,9 +1174,6 @@ func (p *parser) parseFilterCall(node expr) (*filterExpr, error) {
 		f.args, f.kwNames, f.kwVals = args, kwNames, kwVals
 	}
 	f.fn = builtinFilters[name]
-	if f.fn == nil && p.soft == 0 {
-		return nil, &Error{Kind: "TemplateAssertionError", Message: "No filter named " + repr(name) + ".", Line: t.line}
-	}
 	return f, nil
 }
 
@@ -1201,11 +1216,111 @@ func (p *parser) parseTest(node expr) (expr, error) {
 		t.args = []expr{arg}
 	}
 	t.fn = builtinTests[name]
-	if t.fn == nil && p.soft == 0 {
-		return nil, &Error{Kind: "TemplateAssertionError", Message: "No test named " + repr(name) + ".", Line: line}
-	}
 	if negated {
 		return &unaryExpr{op: "not", e: t, line: line}, nil
 	}
 	return t, nil
+}
+
+// contextFilters are the filters Jinja2 passes the render context to, which
+// its compiler therefore never evaluates ahead of time.
+var contextFilters = map[string]bool{"map": true, "select": true, "reject": true, "selectattr": true, "rejectattr": true, "random": true}
+
+// isConstant reports whether Jinja2's compiler can evaluate e ahead of time:
+// literals, and operators, filters, tests and subscripts applied to literals.
+// Jinja2 does that for the whole expression of a {{ }} tag and prints the
+// result, and it evaluates subscripts with the sandbox's forgiving getitem, so
+// that a slice that would raise at run time gives an Undefined there.
+func isConstant(e expr) bool {
+	switch e := e.(type) {
+	case *constExpr:
+		return true
+	case *binExpr:
+		return isConstant(e.left) && isConstant(e.right)
+	case *sumExpr:
+		return allConstant(e.operands)
+	case *unaryExpr:
+		return isConstant(e.e)
+	case *compareExpr:
+		return isConstant(e.first) && allConstant(e.rest)
+	case *condExpr:
+		return isConstant(e.cond) && isConstant(e.then) && (e.else_ == nil || isConstant(e.else_))
+	case *attrExpr:
+		return isConstant(e.obj)
+	case *testExpr:
+		return e.fn != nil && isConstant(e.node) && allConstant(e.args)
+	case *listExpr:
+		return allConstant(e.items)
+	case *tupleExpr:
+		return allConstant(e.items)
+	case *dictExpr:
+		return allConstant(e.keys) && allConstant(e.vals)
+	case *sliceExpr:
+		return (e.start == nil || isConstant(e.start)) && (e.stop == nil || isConstant(e.stop)) && (e.step == nil || isConstant(e.step))
+	case *filterExpr:
+		return e.fn != nil && !contextFilters[e.name] && e.node != nil && isConstant(e.node) && allConstant(e.args) && allConstant(e.kwVals)
+	case *itemExpr:
+		return isConstant(e.obj) && isConstant(e.key)
+	}
+	return false
+}
+
+func allConstant(es []expr) bool {
+	for _, e := range es {
+		if !isConstant(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// foldSlices marks the slices of a constant output expression as evaluated
+// ahead of time (see isConstant).
+func foldSlices(e expr) {
+	switch e := e.(type) {
+	case *itemExpr:
+		if _, ok := e.key.(*sliceExpr); ok {
+			e.folded = true
+		}
+		foldSlices(e.obj)
+	case *binExpr:
+		foldSlices(e.left)
+		foldSlices(e.right)
+	case *sumExpr:
+		for _, o := range e.operands {
+			foldSlices(o)
+		}
+	case *unaryExpr:
+		foldSlices(e.e)
+	case *compareExpr:
+		foldSlices(e.first)
+		for _, o := range e.rest {
+			foldSlices(o)
+		}
+	case *condExpr:
+		foldSlices(e.cond)
+		foldSlices(e.then)
+		foldSlices(e.else_)
+	case *attrExpr:
+		foldSlices(e.obj)
+	case *filterExpr:
+		foldSlices(e.node)
+		for _, a := range e.args {
+			foldSlices(a)
+		}
+	case *testExpr:
+		foldSlices(e.node)
+	case *listExpr:
+		for _, a := range e.items {
+			foldSlices(a)
+		}
+	case *tupleExpr:
+		for _, a := range e.items {
+			foldSlices(a)
+		}
+	case *dictExpr:
+		for _, a := range e.vals {
+			foldSlices(a)
+		}
+	}
 }

@@ -2,11 +2,15 @@ package jinja
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -16,8 +20,11 @@ import (
 // position and its last value), arrays *List, numbers without '.', 'e' or 'E'
 // int and other numbers float64. Like Python it accepts NaN, Infinity and
 // -Infinity. Integers beyond int64 become float64 (Python's are unbounded).
+//
+// The input is converted to a string once; strings without escapes are
+// slices of it, so the values keep the whole input alive.
 func FromJSON(data []byte) (Value, error) {
-	d := jsonDecoder{data: data}
+	d := jsonDecoder{data: string(data)}
 	d.skipSpace()
 	v, err := d.value(0)
 	if err != nil {
@@ -30,12 +37,53 @@ func FromJSON(data []byte) (Value, error) {
 	return v, nil
 }
 
+// JSONMember is one member of a JSON object, as FromJSONMembers reads it.
+type JSONMember struct {
+	Key   string
+	Raw   []byte // the value's JSON text: a slice of the input
+	Value Value  // the value, as FromJSON decodes it
+}
+
+// FromJSONMembers decodes data, a JSON object, as FromJSON does, and returns
+// its members in document order (a repeated key as often as it appears), each
+// with its value's raw text and its decoded value. That lets a caller both keep
+// the JSON of a member and use its value without decoding it twice.
+func FromJSONMembers(data []byte) ([]JSONMember, error) {
+	d := jsonDecoder{data: string(data)}
+	d.skipSpace()
+	if d.pos >= len(d.data) || d.data[d.pos] != '{' {
+		if _, err := d.value(0); err != nil {
+			return nil, err
+		}
+		return nil, errors.New("json: not an object")
+	}
+	var members []JSONMember
+	err := d.eachMember(func(k string) error {
+		start := d.pos
+		v, err := d.value(1)
+		members = append(members, JSONMember{Key: k, Raw: data[start:d.pos:d.pos], Value: v})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	d.skipSpace()
+	if d.pos != len(d.data) {
+		return nil, d.errorf("extra data")
+	}
+	return members, nil
+}
+
 // maxJSONDepth bounds nesting so hostile input cannot exhaust the stack.
 const maxJSONDepth = 10000
 
 type jsonDecoder struct {
-	data []byte
+	data string
 	pos  int
+	// items and keys are stacks the containers being read collect their
+	// members on, so that each list or dict is allocated once at its size.
+	items []Value
+	keys  []string
 }
 
 func (d *jsonDecoder) errorf(format string, args ...any) error {
@@ -55,7 +103,7 @@ func (d *jsonDecoder) skipSpace() {
 
 // literal consumes word if the input continues with it.
 func (d *jsonDecoder) literal(word string) bool {
-	if strings.HasPrefix(string(d.data[d.pos:min(len(d.data), d.pos+len(word))]), word) {
+	if strings.HasPrefix(d.data[d.pos:], word) {
 		d.pos += len(word)
 		return true
 	}
@@ -96,33 +144,54 @@ func (d *jsonDecoder) value(depth int) (Value, error) {
 }
 
 func (d *jsonDecoder) object(depth int) (Value, error) {
+	// The keys and values go on the stacks above those of the containers
+	// this object is in.
+	kbase, ibase := len(d.keys), len(d.items)
+	defer func() { d.keys, d.items = d.keys[:kbase], d.items[:ibase] }()
+	err := d.eachMember(func(k string) error {
+		v, err := d.value(depth + 1)
+		d.keys = append(d.keys, k)
+		d.items = append(d.items, v)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	keys, vals := d.keys[kbase:], d.items[ibase:]
+	obj := NewDict(len(keys))
+	for i, k := range keys {
+		obj.SetStr(k, vals[i])
+	}
+	return obj, nil
+}
+
+// eachMember reads the object at d.pos, calling member with each key once
+// the ':' after it is read; member reads the value.
+func (d *jsonDecoder) eachMember(member func(key string) error) error {
 	d.pos++ // '{'
-	obj := NewDict(4)
 	d.skipSpace()
 	if d.pos < len(d.data) && d.data[d.pos] == '}' {
 		d.pos++
-		return obj, nil
+		return nil
 	}
 	for {
 		d.skipSpace()
 		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
-			return nil, d.errorf("expecting property name")
+			return d.errorf("expecting property name")
 		}
 		k, err := d.str()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		d.skipSpace()
 		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-			return nil, d.errorf("expecting ':'")
+			return d.errorf("expecting ':'")
 		}
 		d.pos++
 		d.skipSpace()
-		v, err := d.value(depth + 1)
-		if err != nil {
-			return nil, err
+		if err := member(k); err != nil {
+			return err
 		}
-		obj.SetStr(k, v)
 		d.skipSpace()
 		if d.pos < len(d.data) && d.data[d.pos] == ',' {
 			d.pos++
@@ -130,27 +199,30 @@ func (d *jsonDecoder) object(depth int) (Value, error) {
 		}
 		if d.pos < len(d.data) && d.data[d.pos] == '}' {
 			d.pos++
-			return obj, nil
+			return nil
 		}
-		return nil, d.errorf("expecting ',' or '}'")
+		return d.errorf("expecting ',' or '}'")
 	}
 }
 
 func (d *jsonDecoder) array(depth int) (Value, error) {
 	d.pos++ // '['
-	items := []Value{}
 	d.skipSpace()
 	if d.pos < len(d.data) && d.data[d.pos] == ']' {
 		d.pos++
-		return NewList(items), nil
+		return NewList([]Value{}), nil
 	}
+	// The items go on the stack above those of the containers this array
+	// is in.
+	base := len(d.items)
+	defer func() { d.items = d.items[:base] }()
 	for {
 		d.skipSpace()
 		v, err := d.value(depth + 1)
 		if err != nil {
 			return nil, err
 		}
-		items = append(items, v)
+		d.items = append(d.items, v)
 		d.skipSpace()
 		if d.pos < len(d.data) && d.data[d.pos] == ',' {
 			d.pos++
@@ -158,7 +230,7 @@ func (d *jsonDecoder) array(depth int) (Value, error) {
 		}
 		if d.pos < len(d.data) && d.data[d.pos] == ']' {
 			d.pos++
-			return NewList(items), nil
+			return NewList(slices.Clone(d.items[base:])), nil
 		}
 		return nil, d.errorf("expecting ',' or ']'")
 	}
@@ -206,7 +278,7 @@ func (d *jsonDecoder) number() (Value, error) {
 			isFloat = true
 		}
 	}
-	text := string(d.data[start:d.pos])
+	text := d.data[start:d.pos]
 	if !isFloat {
 		if i, err := strconv.Atoi(text); err == nil {
 			return i, nil
@@ -223,13 +295,27 @@ func (d *jsonDecoder) number() (Value, error) {
 // cannot hold, become U+FFFD.
 func (d *jsonDecoder) str() (string, error) {
 	d.pos++ // opening quote
+	start := d.pos
+	for d.pos < len(d.data) && d.data[d.pos] != '"' && d.data[d.pos] != '\\' && d.data[d.pos] >= 0x20 {
+		d.pos++
+	}
+	if d.pos < len(d.data) && d.data[d.pos] == '"' {
+		// No escapes: a slice of the input.
+		s := d.data[start:d.pos]
+		d.pos++
+		if !utf8.ValidString(s) {
+			s = strings.ToValidUTF8(s, "\uFFFD")
+		}
+		return s, nil
+	}
 	var b strings.Builder
+	b.WriteString(d.data[start:d.pos])
 	for {
 		start := d.pos
 		for d.pos < len(d.data) && d.data[d.pos] != '"' && d.data[d.pos] != '\\' && d.data[d.pos] >= 0x20 {
 			d.pos++
 		}
-		b.Write(d.data[start:d.pos])
+		b.WriteString(d.data[start:d.pos])
 		if d.pos >= len(d.data) {
 			return "", d.errorf("unterminated string")
 		}
@@ -293,7 +379,7 @@ func (d *jsonDecoder) hex4() (rune, error) {
 	if d.pos+4 > len(d.data) {
 		return 0, d.errorf("invalid \\uXXXX escape")
 	}
-	n, err := strconv.ParseUint(string(d.data[d.pos:d.pos+4]), 16, 32)
+	n, err := strconv.ParseUint(d.data[d.pos:d.pos+4], 16, 32)
 	if err != nil {
 		return 0, d.errorf("invalid \\uXXXX escape")
 	}
@@ -338,35 +424,29 @@ func FromGo(v any) Value {
 		}
 		return NewList(items)
 	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		d := NewDict(len(keys))
-		for _, k := range keys {
-			d.SetStr(k, FromGo(v[k]))
-		}
-		return d
+		return sortedDict(v, FromGo)
 	case map[string]string:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		d := NewDict(len(keys))
-		for _, k := range keys {
-			d.SetStr(k, v[k])
-		}
-		return d
+		return sortedDict(v, func(s string) Value { return s })
 	}
 	return v // already a template value (*List, *Dict, Tuple, ...)
+}
+
+// sortedDict is a Go map as a dict, its values converted by conv, its keys in
+// sorted order (Go maps have none).
+func sortedDict[V any](m map[string]V, conv func(V) Value) *Dict {
+	d := NewDict(len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		d.SetStr(k, conv(m[k]))
+	}
+	return d
 }
 
 // toJSON is Python's json.dumps(v, ensure_ascii=..., indent=indent,
 // separators=separators, sort_keys=sortKeys), byte for byte, errors included.
 func toJSON(v Value, indent Value, separators Value, sortKeys bool, ensureASCII bool) (string, error) {
-	e := jsonEncoder{sortKeys: sortKeys, ascii: ensureASCII, itemSep: ", ", keySep: ": "}
+	e := getEncoder()
+	defer putEncoder(e)
+	e.sortKeys, e.ascii = sortKeys, ensureASCII
 	if indent != nil {
 		e.itemSep = ","
 	}
@@ -387,8 +467,7 @@ func toJSON(v Value, indent Value, separators Value, sortKeys bool, ensureASCII 
 	}
 	// A lone str is encoded directly, before indent or separators are used.
 	if s, ok := isString(v); ok {
-		writeJSONString(&e.b, s, ensureASCII)
-		return e.b.String(), nil
+		return string(appendPyJSONString(e.buf, s, ensureASCII)), nil
 	}
 	if indent != nil {
 		ind, err := jsonIndent(indent)
@@ -405,7 +484,27 @@ func toJSON(v Value, indent Value, separators Value, sortKeys bool, ensureASCII 
 	if err := e.encode(v, 0); err != nil {
 		return "", err
 	}
-	return e.b.String(), nil
+	return string(e.buf), nil
+}
+
+// jsonEncoders keeps encoders, with their buffers, between tojson calls, so
+// that encoding allocates little more than its result.
+var jsonEncoders = sync.Pool{New: func() any { return new(jsonEncoder) }}
+
+// maxPooledJSON is the largest buffer put back in the pool.
+const maxPooledJSON = 64 << 10
+
+func getEncoder() *jsonEncoder {
+	e := jsonEncoders.Get().(*jsonEncoder)
+	*e = jsonEncoder{buf: e.buf[:0], itemSep: ", ", keySep: ": "}
+	return e
+}
+
+func putEncoder(e *jsonEncoder) {
+	if cap(e.buf) <= maxPooledJSON {
+		e.sepErr, e.keySepErr = nil, nil
+		jsonEncoders.Put(e)
+	}
 }
 
 // jsonIndent turns the indent argument into the per-level string: Python uses
@@ -453,7 +552,7 @@ func (e *jsonEncoder) setSeparators(item, key Value) error {
 }
 
 type jsonEncoder struct {
-	b               strings.Builder
+	buf             []byte
 	sortKeys, ascii bool
 	pretty          bool   // indent was given
 	indent          string // one level of indentation
@@ -464,26 +563,30 @@ type jsonEncoder struct {
 }
 
 func (e *jsonEncoder) newline(level int) {
-	e.b.WriteByte('\n')
+	e.buf = append(e.buf, '\n')
 	for i := 0; i < level; i++ {
-		e.b.WriteString(e.indent)
+		e.buf = append(e.buf, e.indent...)
 	}
 }
 
 func (e *jsonEncoder) encode(v Value, level int) error {
 	switch v := v.(type) {
 	case nil:
-		e.b.WriteString("null")
+		e.buf = append(e.buf, "null"...)
 	case bool:
-		e.b.WriteString(map[bool]string{true: "true", false: "false"}[v])
+		if v {
+			e.buf = append(e.buf, "true"...)
+		} else {
+			e.buf = append(e.buf, "false"...)
+		}
 	case int:
-		e.b.WriteString(strconv.Itoa(v))
+		e.buf = strconv.AppendInt(e.buf, int64(v), 10)
 	case float64:
-		e.b.WriteString(jsonFloat(v))
+		e.buf = append(e.buf, jsonFloat(v)...)
 	case string:
-		writeJSONString(&e.b, v, e.ascii)
+		e.buf = appendPyJSONString(e.buf, v, e.ascii)
 	case Markup:
-		writeJSONString(&e.b, string(v), e.ascii)
+		e.buf = appendPyJSONString(e.buf, string(v), e.ascii)
 	case *List:
 		return e.encodeList(v.Items, level)
 	case Tuple:
@@ -498,16 +601,16 @@ func (e *jsonEncoder) encode(v Value, level int) error {
 
 func (e *jsonEncoder) encodeList(items []Value, level int) error {
 	if len(items) == 0 {
-		e.b.WriteString("[]")
+		e.buf = append(e.buf, "[]"...)
 		return nil
 	}
 	if e.sepErr != nil {
 		return e.sepErr
 	}
-	e.b.WriteByte('[')
+	e.buf = append(e.buf, '[')
 	for i, it := range items {
 		if i > 0 {
-			e.b.WriteString(e.itemSep)
+			e.buf = append(e.buf, e.itemSep...)
 		}
 		if e.pretty {
 			e.newline(level + 1)
@@ -519,13 +622,13 @@ func (e *jsonEncoder) encodeList(items []Value, level int) error {
 	if e.pretty {
 		e.newline(level)
 	}
-	e.b.WriteByte(']')
+	e.buf = append(e.buf, ']')
 	return nil
 }
 
 func (e *jsonEncoder) encodeDict(d *Dict, level int) error {
 	if d.Len() == 0 {
-		e.b.WriteString("{}")
+		e.buf = append(e.buf, "{}"...)
 		return nil
 	}
 	if e.sepErr != nil {
@@ -552,23 +655,23 @@ func (e *jsonEncoder) encodeDict(d *Dict, level int) error {
 		}
 		keys, vals = ks, vs
 	}
-	e.b.WriteByte('{')
+	e.buf = append(e.buf, '{')
 	for i, k := range keys {
 		ks, err := jsonKey(k)
 		if err != nil {
 			return err
 		}
 		if i > 0 {
-			e.b.WriteString(e.itemSep)
+			e.buf = append(e.buf, e.itemSep...)
 		}
 		if e.pretty {
 			e.newline(level + 1)
 		}
-		writeJSONString(&e.b, ks, e.ascii)
+		e.buf = appendPyJSONString(e.buf, ks, e.ascii)
 		if e.keySepErr != nil {
 			return e.keySepErr
 		}
-		e.b.WriteString(e.keySep)
+		e.buf = append(e.buf, e.keySep...)
 		if err := e.encode(vals[i], level+1); err != nil {
 			return err
 		}
@@ -576,7 +679,7 @@ func (e *jsonEncoder) encodeDict(d *Dict, level int) error {
 	if e.pretty {
 		e.newline(level)
 	}
-	e.b.WriteByte('}')
+	e.buf = append(e.buf, '}')
 	return nil
 }
 
@@ -592,7 +695,7 @@ func jsonKey(k Value) (string, error) {
 	case bool, int, float64:
 		var e jsonEncoder
 		_ = e.encode(k, 0) // scalars cannot fail
-		return e.b.String(), nil
+		return string(e.buf), nil
 	}
 	return "", typeError("keys must be str, int, float, bool or None, not %s", typeName(k))
 }
@@ -610,51 +713,68 @@ func jsonFloat(f float64) string {
 	return formatFloat(f)
 }
 
-// writeJSONString writes s as a JSON string literal the way Python does:
-// only '"', '\\' and control characters are escaped unless ascii is set, in
-// which case everything outside ASCII is written as \uXXXX (UTF-16 units).
-func writeJSONString(b *strings.Builder, s string, ascii bool) {
+// appendPyJSONString appends s as a JSON string literal the way Python writes
+// it: only '"', '\\' and control characters are escaped unless ascii is set,
+// in which case everything outside ASCII is written as \uXXXX (UTF-16 units).
+// Runs that need no escaping are copied whole; invalid UTF-8 becomes U+FFFD.
+func appendPyJSONString(b []byte, s string, ascii bool) []byte {
 	const hex = "0123456789abcdef"
-	u4 := func(r rune) {
-		b.WriteString(`\u`)
-		b.WriteByte(hex[r>>12&0xF])
-		b.WriteByte(hex[r>>8&0xF])
-		b.WriteByte(hex[r>>4&0xF])
-		b.WriteByte(hex[r&0xF])
+	u4 := func(b []byte, r rune) []byte {
+		return append(b, '\\', 'u', hex[r>>12&0xF], hex[r>>8&0xF], hex[r>>4&0xF], hex[r&0xF])
 	}
-	b.WriteByte('"')
-	for _, r := range s {
+	b = append(b, '"')
+	start := 0 // s[start:i] is still to be copied
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < 0x7f {
+			i++
+			continue
+		}
+		r, size := rune(c), 1
+		if c >= 0x80 {
+			r, size = utf8.DecodeRuneInString(s[i:])
+			if !ascii && (r != utf8.RuneError || size > 1) {
+				i += size
+				continue
+			}
+		} else if c == 0x7f && !ascii {
+			i++
+			continue
+		}
+		b = append(b, s[start:i]...)
+		i += size
+		start = i
 		switch r {
 		case '"':
-			b.WriteString(`\"`)
+			b = append(b, '\\', '"')
 		case '\\':
-			b.WriteString(`\\`)
+			b = append(b, '\\', '\\')
 		case '\n':
-			b.WriteString(`\n`)
+			b = append(b, '\\', 'n')
 		case '\r':
-			b.WriteString(`\r`)
+			b = append(b, '\\', 'r')
 		case '\t':
-			b.WriteString(`\t`)
+			b = append(b, '\\', 't')
 		case '\b':
-			b.WriteString(`\b`)
+			b = append(b, '\\', 'b')
 		case '\f':
-			b.WriteString(`\f`)
+			b = append(b, '\\', 'f')
 		default:
 			switch {
 			case r < 0x20:
-				u4(r)
-			case !ascii || r < 0x7F:
-				b.WriteRune(r)
+				b = u4(b, r)
+			case !ascii:
+				b = utf8.AppendRune(b, r) // invalid UTF-8
 			case r < 0x10000:
-				u4(r)
+				b = u4(b, r)
 			default:
 				hi, lo := utf16.EncodeRune(r)
-				u4(hi)
-				u4(lo)
+				b = u4(u4(b, hi), lo)
 			}
 		}
 	}
-	b.WriteByte('"')
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 // pySort sorts items stably with less, as CPython's list.sort does. For short

@@ -167,3 +167,83 @@ func TestToJSONLazySeparatorErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestFromJSONNesting checks that containers nested in each other keep their
+// own members (the decoder collects them on shared stacks), and that strings
+// with and without escapes decode alike. Wants from Python's json.dumps(json.loads(src)).
+func TestFromJSONNesting(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{`[{"a": [1, {"b": 2, "c": [3, 4]}], "d": 5}, [6, [7, {"e": {}}]], 8, {}, []]`,
+			`[{"a": [1, {"b": 2, "c": [3, 4]}], "d": 5}, [6, [7, {"e": {}}]], 8, {}, []]`},
+		{`{"a": [1, {"b": [[], {}, [2, {"c": "x\ny"}]], "b": 3}], "d": {"e": {"f": [4]}, "e": 5}, "g": "pléin", "h": "esc\u00e9\"aped"}`,
+			`{"a": [1, {"b": 3}], "d": {"e": 5}, "g": "pléin", "h": "escé\"aped"}`},
+		{"[\"a\xffb\", \"\\u00e9\xfe\"]", `["a�b", "é�"]`},
+	} {
+		v, err := FromJSON([]byte(c.src))
+		if err != nil {
+			t.Fatalf("FromJSON(%q): %v", c.src, err)
+		}
+		if got, err := toJSON(v, nil, nil, false, false); err != nil || got != c.want {
+			t.Errorf("FromJSON(%q) = %q, %v; want %q", c.src, got, err, c.want)
+		}
+	}
+	for _, bad := range []string{`[1, {"a": [2}]`, `{"a": [1, 2}`, `{"a" 1}`, `["abc`, `["a\x"]`, `[1] 2`} {
+		if _, err := FromJSON([]byte(bad)); err == nil {
+			t.Errorf("FromJSON(%q): no error", bad)
+		}
+	}
+}
+
+func TestFromJSONMembers(t *testing.T) {
+	src := []byte(` {"m": [1, {"x": "y"}] , "n" :null,"m": "s\"q", "o": {"p": 2.5}} `)
+	ms, err := FromJSONMembers(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ key, raw, value string }{
+		{"m", `[1, {"x": "y"}]`, `[1, {"x": "y"}]`},
+		{"n", `null`, `null`},
+		{"m", `"s\"q"`, `"s\"q"`},
+		{"o", `{"p": 2.5}`, `{"p": 2.5}`},
+	}
+	if len(ms) != len(want) {
+		t.Fatalf("got %d members, want %d", len(ms), len(want))
+	}
+	for i, w := range want {
+		got, _ := toJSON(ms[i].Value, nil, nil, false, false)
+		if ms[i].Key != w.key || string(ms[i].Raw) != w.raw || got != w.value {
+			t.Errorf("member %d: got %q %q %s; want %q %q %s", i, ms[i].Key, ms[i].Raw, got, w.key, w.raw, w.value)
+		}
+	}
+	if ms, err := FromJSONMembers([]byte(`{}`)); err != nil || len(ms) != 0 {
+		t.Errorf("{}: %v, %v", ms, err)
+	}
+	for _, bad := range []string{`[]`, `null`, `"x"`, `{`, `{"a": 1} 2`, `{"a": [}`, ``} {
+		if _, err := FromJSONMembers([]byte(bad)); err == nil {
+			t.Errorf("FromJSONMembers(%q): no error", bad)
+		}
+	}
+}
+
+// TestAppendPyJSONString covers the runs copied whole and the characters
+// escaped between them. Wants from Python's json.dumps(s, ensure_ascii=...).
+func TestAppendPyJSONString(t *testing.T) {
+	for _, c := range []struct {
+		s     string
+		ascii bool
+		want  string
+	}{
+		{"", false, `""`},
+		{"plain text", false, `"plain text"`},
+		{"a\x7fb\x01c\u2028d\U0001F600", false, "\"a\x7fb\\u0001c\u2028d\U0001F600\""},
+		{"a\x7fb\x01c\u2028d\U0001F600", true, `"a\u007fb\u0001c\u2028d\ud83d\ude00"`},
+		{"tab\there \"q\" back\\slash\r\n", false, `"tab\there \"q\" back\\slash\r\n"`},
+		{"bad \xff utf8 \xe2\x82", false, "\"bad \uFFFD utf8 \uFFFD\uFFFD\""},
+		{"bad \xff utf8", true, `"bad \ufffd utf8"`},
+		{"élan", true, `"\u00e9lan"`},
+	} {
+		if got := string(appendPyJSONString(nil, c.s, c.ascii)); got != c.want {
+			t.Errorf("appendPyJSONString(%q, %v) = %s, want %s", c.s, c.ascii, got, c.want)
+		}
+	}
+}

@@ -15,9 +15,11 @@ type renderer struct {
 	root *scope
 	out  *strings.Builder // where output goes now; swapped to capture blocks
 
-	written    int // bytes written to any builder, for MaxOutputBytes
-	iterations int // loop iterations so far, for MaxIterations
-	depth      int // macro calls and recursive loops in progress, for MaxDepth
+	written    int    // bytes written to any builder, for MaxOutputBytes
+	pieces     int    // writes to the current builder, for Python's join errors
+	joinErr    *Error // the error joining the current builder will raise
+	iterations int    // loop iterations so far, for MaxIterations
+	depth      int    // macro calls and recursive loops in progress, for MaxDepth
 }
 
 // fail is the error a use of u raises.
@@ -34,6 +36,9 @@ func undefinedAttr(obj Value, name Value) Undefined {
 	owner := "None"
 	if obj != nil {
 		owner = typeName(obj) + " object"
+		if isGroupTuple(obj) {
+			owner = "jinja2.filters._GroupTuple object"
+		}
 	}
 	if s, ok := name.(string); ok {
 		return Undefined{owner: owner, name: s}
@@ -110,6 +115,9 @@ func (r *renderer) attribute(obj Value, name string) (Value, bool, error) {
 	if m := mutatingMethods[typeName(obj)]; m[name] {
 		return unsafeAttr(obj, name), true, nil
 	}
+	if v, ok := groupAttr(obj, name); ok {
+		return v, true, nil
+	}
 	switch o := obj.(type) {
 	case *Namespace:
 		v, ok := o.attrs.GetStr(name)
@@ -118,6 +126,11 @@ func (r *renderer) attribute(obj Value, name string) (Value, bool, error) {
 		return o.attr(name)
 	case *Cycler:
 		return o.attr(name)
+	case *Range:
+		if f, ok := o.method(name); ok {
+			return &boundMethod{name: name, owner: "range", fn: f}, true, nil
+		}
+		return nil, false, nil
 	}
 	if v, ok := numberAttr(obj, name); ok {
 		return v, true, nil
@@ -149,7 +162,11 @@ func (r *renderer) item(obj Value, key Value) (Value, bool, error) {
 	case *List:
 		return seqItem(o.Items, key)
 	case Tuple:
-		return seqItem(o, key)
+		v, ok, err := seqItem(o, key)
+		if _, isSlice := key.(*sliceKey); isSlice && ok {
+			v = Tuple(v.(*List).Items)
+		}
+		return v, ok, err
 	case string:
 		return strItem(o, key)
 	case Markup:
@@ -158,9 +175,8 @@ func (r *renderer) item(obj Value, key Value) (Value, bool, error) {
 			v = Markup(s)
 		}
 		return v, ok, err
-	case *Namespace:
-		// Namespace has no __getitem__ in Jinja2 >= 3.1? It does not: attributes only.
-		return nil, false, nil
+	case *Range:
+		return o.item(key)
 	}
 	return nil, false, nil
 }
@@ -223,6 +239,22 @@ func strItem(s string, key Value) (Value, bool, error) {
 		return nil, false, nil
 	}
 	return string(runes[i]), true, nil
+}
+
+// sliceItem is obj[a:b:c]. Jinja2 compiles a slice to plain Python
+// subscription, not to its forgiving getitem, so a value that cannot be sliced
+// raises instead of giving an Undefined.
+func (r *renderer) sliceItem(obj Value, key *sliceKey) (Value, error) {
+	switch o := obj.(type) {
+	case Undefined:
+		return nil, o.fail()
+	case *Dict:
+		return nil, typeError("unhashable type: 'slice'")
+	case string, Markup, *List, Tuple, *Range:
+		v, _, err := r.item(obj, key)
+		return v, err
+	}
+	return nil, typeError("'%s' object is not subscriptable", typeName(obj))
 }
 
 // sliceKey is the key obj[a:b:c] looks up.

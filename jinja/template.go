@@ -60,6 +60,9 @@ func Compile(source string) (*Template, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkNames(body, false); err != nil {
+		return nil, err
+	}
 	return &Template{body: body}, nil
 }
 
@@ -79,6 +82,9 @@ func (t *Template) Render(vars map[string]Value, opts *Options) (_ string, err e
 	out.Grow(int(t.sizeHint.Load()))
 	r.out = &out
 	err = r.execBody(t.body, r.root)
+	if err == nil && r.joinErr != nil {
+		err = r.joinErr
+	}
 	if err != nil {
 		if c, ok := err.(*ctrl); ok {
 			return "", syntaxError(c.line, "'%s' outside of a loop", c.kind)

@@ -4,30 +4,30 @@ package jinja
 // function does, so a wrong call fails with CPython's message.
 func init() {
 	defs := map[string]testDef{
-		"odd":         {newSig("test_odd", "", "value").bind, testOdd},
-		"even":        {newSig("test_even", "", "value").bind, testEven},
-		"divisibleby": {newSig("test_divisibleby", "", "value num").bind, testDivisibleby},
-		"defined":     {newSig("test_defined", "", "value").bind, testDefined},
-		"undefined":   {newSig("test_undefined", "", "value").bind, testUndefined},
-		"filter":      {newSig("test_filter", "env", "value").bind, testFilter},
-		"test":        {newSig("test_test", "env", "value").bind, testTest},
-		"none":        {newSig("test_none", "", "value").bind, testNone},
-		"boolean":     {newSig("test_boolean", "", "value").bind, testBoolean},
-		"false":       {newSig("test_false", "", "value").bind, testFalse},
-		"true":        {newSig("test_true", "", "value").bind, testTrue},
-		"integer":     {newSig("test_integer", "", "value").bind, testInteger},
-		"float":       {newSig("test_float", "", "value").bind, testFloat},
-		"lower":       {newSig("test_lower", "", "value").bind, testLower},
-		"upper":       {newSig("test_upper", "", "value").bind, testUpper},
-		"string":      {newSig("test_string", "", "value").bind, testString},
-		"mapping":     {newSig("test_mapping", "", "value").bind, testMapping},
-		"number":      {newSig("test_number", "", "value").bind, testNumber},
-		"sequence":    {newSig("test_sequence", "", "value").bind, testSequence},
-		"iterable":    {newSig("test_iterable", "", "value").bind, testIterable},
+		"odd":         {newSig("test_odd", "", "value").bindTest, testOdd},
+		"even":        {newSig("test_even", "", "value").bindTest, testEven},
+		"divisibleby": {newSig("test_divisibleby", "", "value num").bindTest, testDivisibleby},
+		"defined":     {newSig("test_defined", "", "value").bindTest, testDefined},
+		"undefined":   {newSig("test_undefined", "", "value").bindTest, testUndefined},
+		"filter":      {newSig("test_filter", "env", "value").bindTest, testFilter},
+		"test":        {newSig("test_test", "env", "value").bindTest, testTest},
+		"none":        {newSig("test_none", "", "value").bindTest, testNone},
+		"boolean":     {newSig("test_boolean", "", "value").bindTest, testBoolean},
+		"false":       {newSig("test_false", "", "value").bindTest, testFalse},
+		"true":        {newSig("test_true", "", "value").bindTest, testTrue},
+		"integer":     {newSig("test_integer", "", "value").bindTest, testInteger},
+		"float":       {newSig("test_float", "", "value").bindTest, testFloat},
+		"lower":       {newSig("test_lower", "", "value").bindTest, testLower},
+		"upper":       {newSig("test_upper", "", "value").bindTest, testUpper},
+		"string":      {newSig("test_string", "", "value").bindTest, testString},
+		"mapping":     {newSig("test_mapping", "", "value").bindTest, testMapping},
+		"number":      {newSig("test_number", "", "value").bindTest, testNumber},
+		"sequence":    {newSig("test_sequence", "", "value").bindTest, testSequence},
+		"iterable":    {newSig("test_iterable", "", "value").bindTest, testIterable},
 		"callable":    {bindBuiltin("callable"), testCallable},
-		"sameas":      {newSig("test_sameas", "", "value other").bind, testSameas},
-		"escaped":     {newSig("test_escaped", "", "value").bind, testEscaped},
-		"in":          {newSig("test_in", "", "value seq").bind, testIn},
+		"sameas":      {newSig("test_sameas", "", "value other").bindTest, testSameas},
+		"escaped":     {newSig("test_escaped", "", "value").bindTest, testEscaped},
+		"in":          {newSig("test_in", "", "value seq").bindTest, testIn},
 	}
 	// The comparison tests are the operator module's functions.
 	for op, names := range map[string][]string{
@@ -50,20 +50,28 @@ func init() {
 }
 
 // testDef is a test: how to bind its arguments, and the test on the bound
-// arguments (the tested value first).
+// arguments. Every test takes the value and at most one more argument; bind
+// checks the call and returns that argument (nil when the test has none).
 type testDef struct {
-	bind func(v Value, args []Value, kwargs *Dict) ([]Value, error)
-	fn   func(r *renderer, a []Value) (bool, error)
+	bind func(v Value, args []Value, kwargs *Dict) (Value, error)
+	fn   func(r *renderer, v, x Value) (bool, error)
 }
 
 var testDefs = map[string]testDef{}
 
 func (d testDef) call(r *renderer, v Value, args []Value) (bool, error) {
-	a, err := d.bind(v, args, nil)
+	x, err := d.bind(v, args, nil)
 	if err != nil {
 		return false, err
 	}
-	return d.fn(r, a)
+	return d.fn(r, v, x)
+}
+
+// bindTest binds a test's arguments with s and returns the one after the
+// value (nil when s has just the value).
+func (s *signature) bindTest(v Value, args []Value, kwargs *Dict) (Value, error) {
+	a, err := s.bind(v, args, kwargs)
+	return a[1], err
 }
 
 // testByName is environment.call_test: the test named at run time (by the
@@ -74,59 +82,42 @@ func testByName(r *renderer, name Value, v Value, args []Value, kwargs *Dict) (b
 	if !ok {
 		return false, noCallable("test", name)
 	}
-	a, err := def.bind(v, args, kwargs)
+	x, err := def.bind(v, args, kwargs)
 	if err != nil {
 		return false, err
 	}
-	return def.fn(r, a)
+	return def.fn(r, v, x)
 }
 
 // bindBuiltin binds the one argument of a C builtin such as callable().
-func bindBuiltin(fn string) func(Value, []Value, *Dict) ([]Value, error) {
-	return func(v Value, args []Value, kwargs *Dict) ([]Value, error) {
-		if err := bindOne(fn, args, kwargs); err != nil {
-			return nil, err
-		}
-		return []Value{v}, nil
+func bindBuiltin(fn string) func(Value, []Value, *Dict) (Value, error) {
+	return func(v Value, args []Value, kwargs *Dict) (Value, error) {
+		return nil, bindOne(fn, args, kwargs)
 	}
 }
 
 // bindOperator binds the two arguments of operator.eq and friends.
-func bindOperator(op string) func(Value, []Value, *Dict) ([]Value, error) {
-	return func(v Value, args []Value, kwargs *Dict) ([]Value, error) {
+func bindOperator(op string) func(Value, []Value, *Dict) (Value, error) {
+	return func(v Value, args []Value, kwargs *Dict) (Value, error) {
 		if kwargs != nil && kwargs.Len() > 0 {
 			return nil, typeError("_operator.%s() takes no keyword arguments", op)
 		}
 		if len(args) != 1 {
 			return nil, typeError("%s expected 2 arguments, got %d", op, len(args)+1)
 		}
-		return []Value{v, args[0]}, nil
+		return args[0], nil
 	}
 }
 
-func compareTest(op string) func(*renderer, []Value) (bool, error) {
-	return func(r *renderer, a []Value) (bool, error) {
-		switch op {
-		case "eq":
-			return equal(a[0], a[1]), nil
-		case "ne":
-			return !equal(a[0], a[1]), nil
-		}
-		sym := map[string]string{"gt": ">", "ge": ">=", "lt": "<", "le": "<="}[op]
-		c, err := compare(sym, a[0], a[1])
-		if err != nil {
-			return false, err
-		}
-		switch op {
-		case "gt":
-			return c > 0, nil
-		case "ge":
-			return c >= 0, nil
-		case "lt":
-			return c < 0, nil
-		}
-		return c <= 0, nil
+func compareTest(op string) func(*renderer, Value, Value) (bool, error) {
+	switch op {
+	case "eq":
+		return func(r *renderer, v, x Value) (bool, error) { return equal(v, x), nil }
+	case "ne":
+		return func(r *renderer, v, x Value) (bool, error) { return !equal(v, x), nil }
 	}
+	sym := map[string]string{"gt": ">", "ge": ">=", "lt": "<", "le": "<="}[op]
+	return func(r *renderer, v, x Value) (bool, error) { return pyCmp(sym, v, x) }
 }
 
 // pyModEquals reports whether Python's a % b == want. A str on the left is
@@ -157,7 +148,8 @@ func pyModEquals(a, b Value, want int) (bool, error) {
 		if y == 0 {
 			return false, newError("ZeroDivisionError", "float modulo")
 		}
-		return floatMod(x, y) == float64(want), nil
+		_, mod := floatDivmod(x, y)
+		return mod == float64(want), nil
 	}
 	x, _ := toIndex(a)
 	y, _ := toIndex(b)
@@ -167,37 +159,37 @@ func pyModEquals(a, b Value, want int) (bool, error) {
 	return floorMod(x, y) == want, nil
 }
 
-func testOdd(r *renderer, a []Value) (bool, error)  { return pyModEquals(a[0], 2, 1) }
-func testEven(r *renderer, a []Value) (bool, error) { return pyModEquals(a[0], 2, 0) }
+func testOdd(r *renderer, v, x Value) (bool, error)  { return pyModEquals(v, 2, 1) }
+func testEven(r *renderer, v, x Value) (bool, error) { return pyModEquals(v, 2, 0) }
 
-func testDivisibleby(r *renderer, a []Value) (bool, error) { return pyModEquals(a[0], a[1], 0) }
+func testDivisibleby(r *renderer, v, x Value) (bool, error) { return pyModEquals(v, x, 0) }
 
-func testDefined(r *renderer, a []Value) (bool, error) {
-	_, undef := a[0].(Undefined)
+func testDefined(r *renderer, v, x Value) (bool, error) {
+	_, undef := v.(Undefined)
 	return !undef, nil
 }
 
-func testUndefined(r *renderer, a []Value) (bool, error) {
-	_, undef := a[0].(Undefined)
+func testUndefined(r *renderer, v, x Value) (bool, error) {
+	_, undef := v.(Undefined)
 	return undef, nil
 }
 
 // testFilter and testTest look the name up in the registries; an unhashable
 // value fails as a dict lookup does.
-func testFilter(r *renderer, a []Value) (bool, error) {
-	if err := checkHashable(a[0]); err != nil {
+func testFilter(r *renderer, v, x Value) (bool, error) {
+	if err := checkHashable(v); err != nil {
 		return false, err
 	}
-	s, ok := a[0].(string)
+	s, ok := v.(string)
 	_, found := builtinFilters[s]
 	return ok && found, nil
 }
 
-func testTest(r *renderer, a []Value) (bool, error) {
-	if err := checkHashable(a[0]); err != nil {
+func testTest(r *renderer, v, x Value) (bool, error) {
+	if err := checkHashable(v); err != nil {
 		return false, err
 	}
-	s, ok := a[0].(string)
+	s, ok := v.(string)
 	_, found := builtinTests[s]
 	return ok && found, nil
 }
@@ -218,48 +210,48 @@ func checkHashable(v Value) error {
 	return nil
 }
 
-func testNone(r *renderer, a []Value) (bool, error) { return a[0] == nil, nil }
+func testNone(r *renderer, v, x Value) (bool, error) { return v == nil, nil }
 
-func testBoolean(r *renderer, a []Value) (bool, error) {
-	_, ok := a[0].(bool)
+func testBoolean(r *renderer, v, x Value) (bool, error) {
+	_, ok := v.(bool)
 	return ok, nil
 }
 
-func testFalse(r *renderer, a []Value) (bool, error) { return a[0] == false, nil }
-func testTrue(r *renderer, a []Value) (bool, error)  { return a[0] == true, nil }
+func testFalse(r *renderer, v, x Value) (bool, error) { return v == false, nil }
+func testTrue(r *renderer, v, x Value) (bool, error)  { return v == true, nil }
 
 // testInteger excludes bools, unlike Python's isinstance(v, int).
-func testInteger(r *renderer, a []Value) (bool, error) {
-	_, ok := a[0].(int)
+func testInteger(r *renderer, v, x Value) (bool, error) {
+	_, ok := v.(int)
 	return ok, nil
 }
 
-func testFloat(r *renderer, a []Value) (bool, error) {
-	_, ok := a[0].(float64)
+func testFloat(r *renderer, v, x Value) (bool, error) {
+	_, ok := v.(float64)
 	return ok, nil
 }
 
 // testLower and testUpper test str(value), so None is "None" and a list its repr.
-func testLower(r *renderer, a []Value) (bool, error) { return pyIsLower(toStr(a[0])), nil }
-func testUpper(r *renderer, a []Value) (bool, error) { return pyIsUpper(toStr(a[0])), nil }
+func testLower(r *renderer, v, x Value) (bool, error) { return strIsLower(toStr(v)), nil }
+func testUpper(r *renderer, v, x Value) (bool, error) { return strIsUpper(toStr(v)), nil }
 
-func testString(r *renderer, a []Value) (bool, error) {
-	_, ok := isString(a[0])
+func testString(r *renderer, v, x Value) (bool, error) {
+	_, ok := isString(v)
 	return ok, nil
 }
 
 // testMapping is isinstance(value, abc.Mapping): only dicts, not namespaces.
-func testMapping(r *renderer, a []Value) (bool, error) {
-	_, ok := a[0].(*Dict)
+func testMapping(r *renderer, v, x Value) (bool, error) {
+	_, ok := v.(*Dict)
 	return ok, nil
 }
 
 // testNumber includes bools, as isinstance(v, numbers.Number) does.
-func testNumber(r *renderer, a []Value) (bool, error) { return isNumber(a[0]), nil }
+func testNumber(r *renderer, v, x Value) (bool, error) { return isNumber(v), nil }
 
 // testSequence: len() and __getitem__ both work. Undefined has both.
-func testSequence(r *renderer, a []Value) (bool, error) {
-	switch a[0].(type) {
+func testSequence(r *renderer, v, x Value) (bool, error) {
+	switch v.(type) {
 	case string, Markup, *List, Tuple, *Dict, Undefined:
 		return true, nil
 	}
@@ -267,21 +259,22 @@ func testSequence(r *renderer, a []Value) (bool, error) {
 }
 
 // testIterable: iter() works. The loop object iterates; a namespace does not.
-// Generators are answered without draining them.
-func testIterable(r *renderer, a []Value) (bool, error) {
-	switch a[0].(type) {
-	case *Generator, *LoopInfo:
+// It is answered from the type, without iterating (a generator would be
+// drained, a string cut into characters).
+func testIterable(r *renderer, v, x Value) (bool, error) {
+	switch v.(type) {
+	case string, Markup, *List, Tuple, *Dict, *dictView, *Range, *Generator, *LoopInfo, Undefined:
 		return true, nil
 	}
-	_, err := iterate(a[0])
+	_, err := iterate(v)
 	return err == nil, nil
 }
 
 // testCallable is callable(): functions and bound methods, macros, the loop
 // (for recursive loops), joiners, and Undefined, whose __call__ raises. It
 // must agree with what renderer.call accepts.
-func testCallable(r *renderer, a []Value) (bool, error) {
-	switch a[0].(type) {
+func testCallable(r *renderer, v, x Value) (bool, error) {
+	switch v.(type) {
 	case Func, *boundMethod, *Macro, *LoopInfo, *Joiner, Undefined:
 		return true, nil
 	}
@@ -291,21 +284,21 @@ func testCallable(r *renderer, a []Value) (bool, error) {
 // testSameas is Python's `is`. Identity of immutable values depends on
 // CPython's caching: None, bools, small ints and one-character Latin-1 strings
 // are shared; other numbers and strings from different places are not.
-func testSameas(r *renderer, a []Value) (bool, error) {
-	switch x := a[0].(type) {
+func testSameas(r *renderer, v, other Value) (bool, error) {
+	switch x := v.(type) {
 	case nil, bool:
-		return a[0] == a[1], nil
+		return v == other, nil
 	case int:
-		y, ok := a[1].(int)
+		y, ok := other.(int)
 		return ok && x == y && x >= -5 && x <= 256, nil
 	case string:
-		y, ok := a[1].(string)
+		y, ok := other.(string)
 		rs := []rune(x)
 		return ok && x == y && (len(rs) == 0 || (len(rs) == 1 && rs[0] < 0x100)), nil
 	case *List, *Dict, *Generator, *Namespace, *LoopInfo, *Macro, *Cycler, *Joiner:
-		return a[0] == a[1], nil
+		return v == other, nil
 	case Tuple:
-		y, ok := a[1].(Tuple)
+		y, ok := other.(Tuple)
 		return ok && len(x) == 0 && len(y) == 0, nil
 	case float64:
 		return false, nil
@@ -314,16 +307,16 @@ func testSameas(r *renderer, a []Value) (bool, error) {
 }
 
 // testEscaped: the value has __html__, i.e. it is Markup.
-func testEscaped(r *renderer, a []Value) (bool, error) {
-	_, ok := a[0].(Markup)
+func testEscaped(r *renderer, v, x Value) (bool, error) {
+	_, ok := v.(Markup)
 	return ok, nil
 }
 
 // testIn is value in seq. Undefined is an empty container here, as Jinja2's
 // Undefined iterates as empty.
-func testIn(r *renderer, a []Value) (bool, error) {
-	if _, ok := a[1].(Undefined); ok {
+func testIn(r *renderer, v, x Value) (bool, error) {
+	if _, ok := x.(Undefined); ok {
 		return false, nil
 	}
-	return contains(a[1], a[0])
+	return contains(x, v)
 }

@@ -173,3 +173,30 @@ func TestTestByName(t *testing.T) {
 		}
 	}
 }
+
+// TestTestsDoNotAllocate: binding a test's arguments allocates nothing, so the
+// common tests cost no garbage.
+func TestTestsDoNotAllocate(t *testing.T) {
+	d := mkDict("a", 1)
+	for _, c := range []struct {
+		name string
+		v    Value
+		args []Value
+	}{
+		{"defined", "x", nil}, {"undefined", Undefined{}, nil}, {"string", "x", nil}, {"none", nil, nil},
+		{"mapping", d, nil}, {"number", 1.5, nil}, {"sequence", d, nil}, {"boolean", true, nil},
+		{"integer", 3, nil}, {"float", 2.5, nil}, {"true", true, nil}, {"false", false, nil},
+		{"escaped", Markup("x"), nil}, {"callable", d, nil}, {"iterable", d, nil},
+		{"eq", "a", []Value{"a"}}, {"ne", 1, []Value{2}}, {"lt", 1, []Value{2}}, {">=", 2.5, []Value{2}},
+		{"in", "a", []Value{NewList([]Value{"b", "a"})}}, {"sameas", nil, []Value{nil}}, {"odd", 3, nil}, {"divisibleby", 9, []Value{3}},
+	} {
+		fn := builtinTests[c.name]
+		if _, err := fn(nil, c.v, c.args); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if n := testing.AllocsPerRun(100, func() { _, _ = fn(nil, c.v, c.args) }); n != 0 {
+			t.Errorf("%s: %v allocations per call", c.name, n)
+		}
+	}
+}

@@ -99,8 +99,8 @@ func NewDict(n int) *Dict {
 
 // hashKey maps a key to the Go map key that Python's hash equality gives it:
 // True, 1 and 1.0 are the same key; a Markup and a str with the same text too.
-func hashKey(k Value) (any, error) {
-	switch k := k.(type) {
+func hashKey(key Value) (any, error) {
+	switch k := key.(type) {
 	case nil:
 		return hashNone{}, nil
 	case bool:
@@ -109,16 +109,18 @@ func hashKey(k Value) (any, error) {
 		}
 		return 0, nil
 	case int:
-		return k, nil
+		return key, nil
 	case float64:
 		if k == math.Trunc(k) && math.Abs(k) < 1<<62 {
 			return int(k), nil
 		}
 		return k, nil
-	case string:
-		return k, nil
-	case Markup:
-		return string(k), nil
+	case string, Markup:
+		// Return the string still boxed: re-boxing it would allocate.
+		if m, isMarkup := k.(Markup); isMarkup {
+			return string(m), nil
+		}
+		return key, nil
 	case Tuple:
 		parts := make([]string, len(k))
 		for i, e := range k {
@@ -129,11 +131,24 @@ func hashKey(k Value) (any, error) {
 			parts[i] = fmt.Sprintf("%T:%v", h, h)
 		}
 		return hashTuple(strings.Join(parts, "\x00")), nil
+	case Undefined:
+		// Every Undefined hashes and compares equal to every other.
+		return hashUndefined{}, nil
+	case *Range:
+		if n := k.Len(); n <= 1 {
+			return hashRange{start: k.start * n, n: n}, nil
+		}
+		return hashRange{start: k.start, n: k.Len(), step: k.step}, nil
+	case *Generator, *Namespace, *Macro, *LoopInfo, *Cycler, *Joiner, *boundMethod:
+		// Objects without __eq__ hash by identity.
+		return key, nil
 	}
-	return nil, typeError("unhashable type: '%s'", typeName(k))
+	return nil, typeError("unhashable type: '%s'", typeName(key))
 }
 
 type hashNone struct{}
+type hashUndefined struct{}
+type hashRange struct{ start, n, step int }
 type hashTuple string
 
 // findStr returns the position of a str key.
@@ -296,6 +311,8 @@ func typeName(v Value) string {
 		return "generator"
 	case *dictView:
 		return v.typeName()
+	case *Range:
+		return "range"
 	case Undefined:
 		return "Undefined"
 	case *Namespace:
@@ -338,6 +355,8 @@ func truthy(v Value) bool {
 		return v.Len() > 0
 	case *dictView:
 		return v.d.Len() > 0
+	case *Range:
+		return v.Len() > 0
 	case Undefined:
 		return false
 	}
@@ -431,6 +450,8 @@ func writeRepr(b *strings.Builder, v Value) {
 		b.WriteString("Undefined")
 	case *dictView:
 		v.writeRepr(b)
+	case *Range:
+		b.WriteString(v.repr())
 	case *Generator:
 		if v.iterType != "" {
 			b.WriteString("<" + v.iterType + " object at 0x7f0000000000>")
@@ -442,7 +463,11 @@ func writeRepr(b *strings.Builder, v Value) {
 		writeRepr(b, v.attrs)
 		b.WriteString(">")
 	case *Macro:
-		b.WriteString("<Macro '" + v.name + "'>")
+		if v.name == "" {
+			b.WriteString("<Macro anonymous>") // a call block's caller
+		} else {
+			b.WriteString("<Macro '" + v.name + "'>")
+		}
 	case *boundMethod:
 		b.WriteString("<built-in method " + v.name + " of " + v.owner + " object at 0x7f0000000000>")
 	case *LoopInfo:

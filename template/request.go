@@ -49,36 +49,50 @@ type Request struct {
 	// Key order of SpecialTokens and Kwargs as parsed; it decides which name a
 	// collision error names, as Python's dict order does.
 	specialOrder, kwargsOrder []string
+
+	// decoded holds the values ParseRequest decoded, each with the raw JSON it
+	// came from; Vars uses a value while its field still holds that very text
+	// (the same bytes, not an equal copy), and decodes anything else itself.
+	// Values are shared by every render of the request, which never change
+	// them (the sandbox refuses mutating methods).
+	decoded []decodedJSON
+}
+
+// decodedJSON is one value ParseRequest decoded, and the raw JSON it came from.
+type decodedJSON struct {
+	raw json.RawMessage
+	val jinja.Value
 }
 
 // ParseRequest reads a request object. Keys are matched exactly (case-sensitive),
-// and a key given twice keeps its last value, as json.loads does.
+// and a key given twice keeps its last value, as json.loads does. The JSON is
+// read once, by jinja.FromJSONMembers: the raw fields are slices of a copy of
+// data, and the values decoded on the way are kept for Vars.
 func ParseRequest(data []byte) (Request, error) {
 	var req Request
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
+	data = bytes.Clone(data) // the raw fields alias it; the caller keeps data
+	members, err := jinja.FromJSONMembers(data)
+	if err != nil {
 		return req, fmt.Errorf("request: %w", err)
 	}
-	if top == nil {
-		return req, errors.New("request: not a JSON object")
+	top := make(map[string]jinja.JSONMember, len(members))
+	for _, m := range members {
+		top[m.Key] = m
 	}
-	var err error
-	if raw, ok := top["template"]; ok && !isNull(raw) {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
+	if m, ok := top["template"]; ok && m.Value != nil {
+		s, isStr := m.Value.(string)
+		if !isStr {
 			return req, errors.New(`request: "template" must be a string`)
 		}
 		req.Template = &s
 	}
-	req.Messages = top["messages"]
-	req.Tools = top["tools"]
-	req.Documents = top["documents"]
-	req.BOSToken = top["bos_token"]
-	req.EOSToken = top["eos_token"]
-	if raw, ok := top["add_generation_prompt"]; ok {
-		if req.AddGenerationPrompt, err = pyTruthy(raw); err != nil {
-			return req, fmt.Errorf("request: add_generation_prompt: %w", err)
-		}
+	req.Messages = req.keep(top["messages"])
+	req.Tools = req.keep(top["tools"])
+	req.Documents = req.keep(top["documents"])
+	req.BOSToken = req.keep(top["bos_token"])
+	req.EOSToken = req.keep(top["eos_token"])
+	if m, ok := top["add_generation_prompt"]; ok {
+		req.AddGenerationPrompt = pyTruthy(m.Value)
 	}
 	// render.py: dict(req.get("special_tokens") or {}) and req.get("kwargs") or {}:
 	// null or any falsy value means none; anything else must be an object.
@@ -87,25 +101,39 @@ func ParseRequest(data []byte) (Request, error) {
 		m     *map[string]json.RawMessage
 		order *[]string
 	}{{"special_tokens", &req.SpecialTokens, &req.specialOrder}, {"kwargs", &req.Kwargs, &req.kwargsOrder}} {
-		raw, ok := top[f.name]
-		if !ok {
+		m, ok := top[f.name]
+		if !ok || !pyTruthy(m.Value) {
 			continue
 		}
-		if t, err := pyTruthy(raw); err != nil {
-			return req, fmt.Errorf("request: %s: %w", f.name, err)
-		} else if !t {
-			continue
-		}
-		order, err := objectKeys(raw)
-		if err != nil {
+		if _, isObj := m.Value.(*jinja.Dict); !isObj {
 			return req, fmt.Errorf("request: %q must be an object", f.name)
 		}
-		if err := json.Unmarshal(raw, f.m); err != nil {
+		// Decoding the (small) object again gives each entry's raw text.
+		entries, err := jinja.FromJSONMembers(m.Raw)
+		if err != nil {
 			return req, fmt.Errorf("request: %s: %w", f.name, err)
 		}
-		*f.order = order
+		*f.m = make(map[string]json.RawMessage, len(entries))
+		for _, e := range entries {
+			if _, seen := (*f.m)[e.Key]; !seen {
+				*f.order = append(*f.order, e.Key)
+			}
+			(*f.m)[e.Key] = req.keep(e)
+		}
 	}
 	return req, nil
+}
+
+// keep returns m's raw JSON (nil when m is the zero member, for an absent key)
+// and remembers its decoded value for Vars.
+func (r *Request) keep(m jinja.JSONMember) json.RawMessage {
+	if m.Raw == nil {
+		return nil
+	}
+	if m.Value != nil {
+		r.decoded = append(r.decoded, decodedJSON{raw: m.Raw, val: m.Value})
+	}
+	return m.Raw
 }
 
 // HasTools reports whether the request's tools are not None (an empty list counts).
@@ -158,8 +186,22 @@ func sortedTokenNames(m map[string]any) []string {
 func (r Request) specialKeys() []string { return orderedKeys(r.SpecialTokens, r.specialOrder) }
 func (r Request) kwargKeys() []string   { return orderedKeys(r.Kwargs, r.kwargsOrder) }
 
-// orderedKeys lists m's keys: first those in order (as parsed), then the rest sorted.
+// orderedKeys lists m's keys: first those in order (as parsed), then the rest
+// sorted. When order lists exactly m's keys, as after ParseRequest, it is
+// returned as is: callers must not modify the result.
 func orderedKeys(m map[string]json.RawMessage, order []string) []string {
+	if len(order) == len(m) {
+		all := true
+		for _, k := range order {
+			if _, ok := m[k]; !ok {
+				all = false
+				break
+			}
+		}
+		if all { // order holds no key twice, so it is all of m
+			return order
+		}
+	}
 	var out []string
 	seen := map[string]bool{}
 	for _, k := range order {
@@ -191,67 +233,88 @@ func (r Request) Vars() (map[string]jinja.Value, error) {
 	}
 	vars := make(map[string]jinja.Value, 4+len(r.SpecialTokens)+len(r.Kwargs))
 	var err error
-	if vars["messages"], err = fromJSON("messages", r.Messages); err != nil {
+	if vars["messages"], err = r.value("messages", r.Messages); err != nil {
 		return nil, err
 	}
-	if vars["tools"], err = fromJSON("tools", r.Tools); err != nil {
+	if vars["tools"], err = r.value("tools", r.Tools); err != nil {
 		return nil, err
 	}
-	if vars["documents"], err = fromJSON("documents", r.Documents); err != nil {
+	if vars["documents"], err = r.value("documents", r.Documents); err != nil {
 		return nil, err
 	}
 	vars["add_generation_prompt"] = r.AddGenerationPrompt
 
-	// The ** dict, in Python's insertion order.
-	special := r.SpecialTokens
-	order := r.specialKeys()
-	for _, tk := range []struct {
+	// The ** dict, in Python's insertion order: the special tokens with
+	// bos_token and eos_token laid over them (new ones at the end), nulls
+	// dropped, then the kwargs (a repeated name keeps its place).
+	type entry struct {
 		name string
 		raw  json.RawMessage
-	}{{"bos_token", r.BOSToken}, {"eos_token", r.EOSToken}} {
-		if tk.raw == nil || isNull(tk.raw) {
-			continue
-		}
-		if _, ok := special[tk.name]; !ok {
-			order = append(order, tk.name)
-		}
-		special = maps.Clone(special)
-		if special == nil {
-			special = map[string]json.RawMessage{}
-		}
-		special[tk.name] = tk.raw
 	}
-	extra := map[string]json.RawMessage{}
-	var extraOrder []string
-	for _, k := range order {
-		if v := special[k]; !isNull(v) {
-			extra[k] = v
-			extraOrder = append(extraOrder, k)
+	var buf [16]entry
+	extra := buf[:0]
+	put := func(name string, raw json.RawMessage) {
+		for i := range extra {
+			if extra[i].name == name {
+				extra[i].raw = raw
+				return
+			}
+		}
+		extra = append(extra, entry{name, raw})
+	}
+	override := func(name string) json.RawMessage {
+		switch name {
+		case "bos_token":
+			return r.BOSToken
+		case "eos_token":
+			return r.EOSToken
+		}
+		return nil
+	}
+	for _, k := range r.specialKeys() {
+		raw := r.SpecialTokens[k]
+		if o := override(k); o != nil && !isNull(o) {
+			raw = o
+		}
+		if !isNull(raw) {
+			put(k, raw)
+		}
+	}
+	for _, k := range [...]string{"bos_token", "eos_token"} {
+		if _, ok := r.SpecialTokens[k]; !ok {
+			if o := override(k); o != nil && !isNull(o) {
+				put(k, o)
+			}
 		}
 	}
 	for _, k := range r.kwargKeys() {
-		if _, ok := extra[k]; !ok {
-			extraOrder = append(extraOrder, k)
-		}
-		extra[k] = r.Kwargs[k]
+		put(k, r.Kwargs[k])
 	}
-	for _, k := range extraOrder {
-		if _, fixed := vars[k]; fixed {
+	for _, e := range extra {
+		if _, fixed := vars[e.name]; fixed {
 			return nil, &jinja.Error{Kind: "TypeError",
-				Message: fmt.Sprintf("jinja2.environment.Template.render() got multiple values for keyword argument '%s'", k)}
+				Message: fmt.Sprintf("jinja2.environment.Template.render() got multiple values for keyword argument '%s'", e.name)}
 		}
 	}
-	for _, k := range extraOrder {
-		if vars[k], err = fromJSON(k, extra[k]); err != nil {
+	for _, e := range extra {
+		if vars[e.name], err = r.value(e.name, e.raw); err != nil {
 			return nil, err
 		}
 	}
 	return vars, nil
 }
 
-func fromJSON(name string, raw json.RawMessage) (jinja.Value, error) {
+// value is the template value of the raw JSON of field name: None for an
+// absent or null field, the value ParseRequest decoded when raw is still its
+// text, else raw decoded now.
+func (r Request) value(name string, raw json.RawMessage) (jinja.Value, error) {
 	if raw == nil || isNull(raw) {
 		return nil, nil
+	}
+	for _, d := range r.decoded {
+		if len(d.raw) == len(raw) && &d.raw[0] == &raw[0] {
+			return d.val, nil
+		}
 	}
 	v, err := jinja.FromJSON(raw)
 	if err != nil {
@@ -269,43 +332,26 @@ func Render(t *jinja.Template, req Request, opts *jinja.Options) (string, error)
 	return t.Render(vars, opts)
 }
 
-// pyTruthy is Python's bool() of a JSON value: null, false, 0, 0.0, "", [] and
-// {} are false; everything else is true.
-func pyTruthy(raw json.RawMessage) (bool, error) {
-	s := string(bytes.TrimSpace(raw))
-	switch {
-	case s == "":
-		return false, errors.New("empty value")
-	case s == "null", s == "false":
-		return false, nil
-	case s == "true":
-		return true, nil
-	case s[0] == '"':
-		var str string
-		if err := json.Unmarshal(raw, &str); err != nil {
-			return false, err
-		}
-		return str != "", nil
-	case s[0] == '[':
-		var l []json.RawMessage
-		if err := json.Unmarshal(raw, &l); err != nil {
-			return false, err
-		}
-		return len(l) > 0, nil
-	case s[0] == '{':
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return false, err
-		}
-		return len(m) > 0, nil
+// pyTruthy is Python's bool() of a decoded JSON value: None, False, 0, 0.0,
+// "", [] and {} are false; everything else (NaN too) is true.
+func pyTruthy(v jinja.Value) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case int:
+		return x != 0
+	case float64:
+		return x != 0
+	case string:
+		return x != ""
+	case *jinja.List:
+		return len(x.Items) > 0
+	case *jinja.Dict:
+		return x.Len() > 0
 	}
-	var n json.Number
-	if err := json.Unmarshal(raw, &n); err != nil {
-		return false, err
-	}
-	// A number is zero iff its mantissa has no non-zero digit (1e400 is inf: true).
-	mant, _, _ := strings.Cut(strings.ToLower(string(n)), "e")
-	return strings.ContainsAny(mant, "123456789"), nil
+	return true
 }
 
 // ParseNow reads a pinned clock such as DRAGOMAN_NOW: ISO-8601 as Python's

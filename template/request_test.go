@@ -1,6 +1,7 @@
 package template
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -221,4 +222,42 @@ func TestRenderCorpus(t *testing.T) {
 		t.Errorf("%s: got %q, %v", filepath.Base(g), got, err)
 	}
 	t.Logf("corpus: %d of %d goldens match", pass, len(goldens))
+}
+
+// TestParseRequestDecodesOnce: the values ParseRequest decoded serve every
+// render while the fields keep their text; a field given new text is decoded
+// anew, and the caller's buffer is not kept.
+func TestParseRequestDecodesOnce(t *testing.T) {
+	data := []byte(`{"messages": [{"role": "user", "content": "hi"}], "kwargs": {"x": {"a": 1}}}`)
+	req, err := ParseRequest(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(data, bytes.Repeat([]byte(" "), len(data))) // the request must not alias data
+	v1, err := req.Vars()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, _ := req.Vars()
+	if v1["messages"] != v2["messages"] || v1["x"] != v2["x"] {
+		t.Error("Vars decoded the parsed messages or kwargs again")
+	}
+	req.Messages = json.RawMessage(`[{"role": "assistant", "content": "new"}]`)
+	tp, err := jinja.Compile(`{{ messages[0].content }} {{ x.a }}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Render(tp, req, nil); err != nil || got != "new 1" {
+		t.Errorf("got %q, %v; want \"new 1\"", got, err)
+	}
+}
+
+// TestParseRequestPythonValues: JSON as Python's json.loads reads it (NaN is a
+// number; 1e-400 is 0.0, which is false). Wants from render.py.
+func TestParseRequestPythonValues(t *testing.T) {
+	got, err := renderString(t, `{{ add_generation_prompt }}|{{ x }}|{{ y }}`,
+		`{"messages": [], "add_generation_prompt": 1e-400, "kwargs": {"x": NaN, "y": -Infinity}}`)
+	if want := "False|nan|-inf"; err != nil || got != want {
+		t.Errorf("got %q, %v; want %q", got, err, want)
+	}
 }
