@@ -100,7 +100,7 @@ type (
 	callExpr  struct {
 		fn        expr
 		args      []expr
-		kwNames   []string
+		kwNames   []Value // keyword names, boxed once at compile time
 		kwVals    []expr
 		dynArgs   expr // *args
 		dynKwargs expr // **kwargs
@@ -111,7 +111,7 @@ type (
 		name    string
 		fn      filterFunc // resolved at compile time; nil if unknown (an error when run)
 		args    []expr
-		kwNames []string
+		kwNames []Value
 		kwVals  []expr
 		line    int
 	}

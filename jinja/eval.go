@@ -323,7 +323,13 @@ func (r *renderer) loop(s *forStmt, seq Value, sc *scope, depth int) error {
 	if len(items) == 0 {
 		return r.execBody(s.else_, &scope{parent: sc}) // the else block is a frame of its own
 	}
-	info := &LoopInfo{items: items, depth0: depth}
+	// The loop variable and the iteration frame live and die together: one
+	// allocation for both.
+	frame := &struct {
+		info LoopInfo
+		sc   scope
+	}{info: LoopInfo{items: items, depth0: depth}, sc: scope{parent: sc}}
+	info, iter := &frame.info, &frame.sc
 	if s.recursive {
 		info.recurse = func(seq Value) (Value, error) {
 			if err := r.enter(); err != nil {
@@ -333,7 +339,6 @@ func (r *renderer) loop(s *forStmt, seq Value, sc *scope, depth int) error {
 			return r.capture(func() error { return r.loop(s, seq, sc, depth+1) })
 		}
 	}
-	iter := &scope{parent: sc}
 	// As Jinja2 compiles it, the else block also runs when no iteration
 	// reached the end of the body (each one ended in break or continue).
 	completed := false
@@ -847,7 +852,7 @@ func compareOp(op string, a, b Value) (bool, error) {
 }
 
 // evalArgs evaluates a call's positional and keyword arguments.
-func (r *renderer) evalArgs(args []expr, kwNames []string, kwVals []expr, dynArgs, dynKwargs expr, sc *scope) ([]Value, *Dict, error) {
+func (r *renderer) evalArgs(args []expr, kwNames []Value, kwVals []expr, dynArgs, dynKwargs expr, sc *scope) ([]Value, *Dict, error) {
 	var pos []Value
 	if len(args) > 0 {
 		pos = make([]Value, 0, len(args))
@@ -878,7 +883,7 @@ func (r *renderer) evalArgs(args []expr, kwNames []string, kwVals []expr, dynArg
 			if err != nil {
 				return nil, nil, err
 			}
-			kw.SetStr(name, v)
+			kw.insert(name, name, v) // names are distinct: the parser checked
 		}
 		if dynKwargs != nil {
 			v, err := r.eval(dynKwargs, sc)

@@ -98,6 +98,10 @@ func dictFunc(_ *renderer, args []Value, kw *Dict) (Value, error) {
 }
 
 func namespaceFunc(r *renderer, args []Value, kw *Dict) (Value, error) {
+	if len(args) == 0 && kw != nil {
+		// The keyword dict was built for this call alone: adopt it.
+		return &Namespace{attrs: kw}, nil
+	}
 	d, err := dictFunc(r, args, kw)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package jinja
 import (
 	"fmt"
 	"math"
+	"slices"
 	"math/big"
 	"strconv"
 	"strings"
@@ -849,6 +850,12 @@ func (p *parser) parseUnary(withFilter bool) (expr, error) {
 			return nil, err
 		}
 		node = &unaryExpr{op: t.val, e: e, line: t.line}
+		if c, ok := e.(*constExpr); ok && isNumber(c.v) {
+			// A negative literal: no need to negate it at every render.
+			if v, err := unary(t.val, c.v); err == nil {
+				node = &constExpr{v: v}
+			}
+		}
 	} else if node, err = p.parsePrimary(); err != nil {
 		return nil, err
 	}
@@ -1097,7 +1104,7 @@ func (p *parser) parseSubscribed() (expr, error) {
 }
 
 // parseArgs parses a call's argument list after "(".
-func (p *parser) parseArgs() (args []expr, kwNames []string, kwVals []expr, dynArgs, dynKwargs expr, err error) {
+func (p *parser) parseArgs() (args []expr, kwNames []Value, kwVals []expr, dynArgs, dynKwargs expr, err error) {
 	if err = p.expectOp("("); err != nil {
 		return
 	}
@@ -1122,6 +1129,10 @@ func (p *parser) parseArgs() (args []expr, kwNames []string, kwVals []expr, dynA
 			p.next()
 			var v expr
 			v, err = p.parseExpression(true)
+			if slices.Contains(kwNames, Value(name)) {
+				err = &Error{Kind: "SyntaxError", Message: "keyword argument repeated: " + name, Line: p.cur().line}
+				return
+			}
 			kwNames = append(kwNames, name)
 			kwVals = append(kwVals, v)
 		default:

@@ -12,8 +12,9 @@ type renderer struct {
 	now      func() time.Time
 	deadline time.Time // zero: no timeout
 
-	root *scope
-	out  *strings.Builder // where output goes now; swapped to capture blocks
+	root  *scope
+	out   *strings.Builder // where output goes now; swapped to capture blocks
+	frame scope            // the storage behind root
 
 	written    int    // bytes written to any builder, for MaxOutputBytes
 	pieces     int    // writes to the current builder, for Python's join errors

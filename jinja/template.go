@@ -108,6 +108,7 @@ func newRenderer(vars map[string]Value, opts *Options) *renderer {
 	if r.limits.Timeout > 0 {
 		r.deadline = time.Now().Add(r.limits.Timeout)
 	}
-	r.root = &scope{vars: vars}
+	r.frame.vars = vars
+	r.root = &r.frame
 	return r
 }
