@@ -3,8 +3,8 @@ package jinja
 import (
 	"fmt"
 	"math"
-	"slices"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 )
