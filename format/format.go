@@ -1,0 +1,224 @@
+// Package format turns a model's raw output into content, reasoning and tool
+// calls, one file per markup family of ../shared/FORMATS.md. Every parser
+// streams: it takes the output in chunks as tokens arrive and returns events,
+// and the result never depends on how the output was chunked. Nothing the
+// model wrote is dropped silently: text that is not recognised markup stays in
+// the content, and a diagnostic says what failed.
+package format
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+
+	"github.com/dragoman-dev/dragoman/chat"
+)
+
+// EventKind says what an Event carries.
+type EventKind uint8
+
+const (
+	// Content is answer text.
+	Content EventKind = iota + 1
+	// Reasoning is thinking text.
+	Reasoning
+	// CallStart announces a tool call: its Index, ID and Name are known.
+	CallStart
+	// CallArgs carries a fragment of the call's arguments (JSON text).
+	CallArgs
+	// CallEnd closes the call at Index; its arguments are complete.
+	CallEnd
+)
+
+func (k EventKind) String() string {
+	switch k {
+	case Content:
+		return "content"
+	case Reasoning:
+		return "reasoning"
+	case CallStart:
+		return "call-start"
+	case CallArgs:
+		return "call-args"
+	case CallEnd:
+		return "call-end"
+	}
+	return fmt.Sprintf("EventKind(%d)", k)
+}
+
+// Event is one piece of parsed output.
+type Event struct {
+	Kind EventKind
+	// Text is the content or reasoning text, or a fragment of arguments.
+	Text string
+	// Index is the position of the call among this output's calls.
+	Index int
+	// ID and Name are set on CallStart.
+	ID, Name string
+}
+
+// Diagnostic reports markup that could not be parsed as intended, or a call
+// that needs the user's attention (an undeclared tool). The text involved is
+// never dropped: it stays in the content.
+type Diagnostic struct {
+	// Code is a stable identifier: malformed-call, unterminated-call,
+	// unknown-tool, stray-markup.
+	Code string `json:"code"`
+	// Message explains it in a sentence.
+	Message string `json:"message"`
+	// Offset is the byte offset in the output where the problem starts.
+	Offset int `json:"offset"`
+}
+
+// Options tell a parser what it cannot see in the output itself.
+type Options struct {
+	// Tools are the tools offered in the request: their schemas type the
+	// values of families that write arguments as raw text, and a call to a
+	// tool not among them gets an unknown-tool diagnostic.
+	Tools []chat.Tool
+	// ReasoningOpen says the rendered prompt ended inside the reasoning block
+	// (the template forced it open), so the output starts as reasoning.
+	ReasoningOpen bool
+	// ReasoningDisabled says the request turned reasoning off: an output that
+	// never opens reasoning keeps a stray close marker as content.
+	ReasoningDisabled bool
+	// NewID makes a call id where the markup carries none; nil uses
+	// NewCallID.
+	NewID func() string
+}
+
+// Parser parses one output. Feed and Close return the events the input seen so
+// far completes; after Close, Diagnostics holds everything that went wrong.
+type Parser interface {
+	// Feed takes the next chunk of output, which may split a marker or a
+	// character anywhere.
+	Feed(chunk string) []Event
+	// Close ends the output: held-back text is released, an open call is
+	// accepted if its body is complete and otherwise kept as content.
+	Close() []Event
+	// Diagnostics returns what went wrong, in output order.
+	Diagnostics() []Diagnostic
+}
+
+// Family is one markup family.
+type Family struct {
+	// ID is the canonical name of FORMATS.md.
+	ID string
+	// Aliases are other names the CLI accepts (peer registry names).
+	Aliases []string
+	// New starts a parser for one output.
+	New func(Options) Parser
+	// Detect reports whether a chat template renders this family's markup.
+	Detect func(template string) bool
+	// ThinkOpen is the marker that opens reasoning; a rendered prompt that
+	// ends with it leaves reasoning open ("forced open"). Empty when the
+	// family has no reasoning markup.
+	ThinkOpen string
+}
+
+var registry = map[string]*Family{}
+
+// register adds a family; each family file calls it from init.
+func register(f *Family) {
+	for _, name := range append([]string{f.ID}, f.Aliases...) {
+		if _, dup := registry[name]; dup {
+			panic("format: duplicate family name " + name)
+		}
+		registry[name] = f
+	}
+}
+
+// Lookup finds a family by canonical name or alias.
+func Lookup(name string) (*Family, bool) {
+	f, ok := registry[name]
+	return f, ok
+}
+
+// Families lists the registered families by canonical id.
+func Families() []*Family {
+	seen := map[*Family]bool{}
+	var out []*Family
+	for _, f := range registry {
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Result is a whole parsed output, OpenAI-shaped.
+type Result struct {
+	Content     string          `json:"content"`
+	Reasoning   string          `json:"reasoning_content"`
+	ToolCalls   []chat.ToolCall `json:"tool_calls"`
+	Diagnostics []Diagnostic    `json:"diagnostics"`
+}
+
+// Run feeds chunks to p in order, closes it and assembles the result.
+func Run(p Parser, chunks ...string) Result {
+	var r Result
+	var content, reasoning strings.Builder
+	apply := func(events []Event) {
+		for _, e := range events {
+			switch e.Kind {
+			case Content:
+				content.WriteString(e.Text)
+			case Reasoning:
+				reasoning.WriteString(e.Text)
+			case CallStart:
+				r.ToolCalls = append(r.ToolCalls, chat.ToolCall{ID: e.ID, Type: "function", Function: chat.FunctionCall{Name: e.Name}})
+			case CallArgs:
+				c := &r.ToolCalls[len(r.ToolCalls)-1]
+				c.Function.Arguments += e.Text
+			}
+		}
+	}
+	for _, c := range chunks {
+		apply(p.Feed(c))
+	}
+	apply(p.Close())
+	r.Content, r.Reasoning = content.String(), reasoning.String()
+	r.Diagnostics = p.Diagnostics()
+	if r.ToolCalls == nil {
+		r.ToolCalls = []chat.ToolCall{}
+	}
+	if r.Diagnostics == nil {
+		r.Diagnostics = []Diagnostic{}
+	}
+	return r
+}
+
+const idAlphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+// NewCallID returns a call id of 9 alphanumerics: the shape Mistral templates
+// insist on, and one every other template and client accepts.
+func NewCallID() string {
+	var b [9]byte
+	for i := range b {
+		b[i] = idAlphabet[rand.IntN(len(idAlphabet))]
+	}
+	return string(b[:])
+}
+
+// callEvents returns the events of one complete call.
+func callEvents(index int, id, name, args string) []Event {
+	return []Event{
+		{Kind: CallStart, Index: index, ID: id, Name: name},
+		{Kind: CallArgs, Index: index, Text: args},
+		{Kind: CallEnd, Index: index},
+	}
+}
+
+// toolSchema returns the parameters schema of the named tool, if offered.
+func toolSchema(tools []chat.Tool, name string) (json.RawMessage, bool) {
+	for _, t := range tools {
+		if t.Function.Name == name {
+			return t.Function.Parameters, true
+		}
+	}
+	return nil, false
+}

@@ -1,0 +1,58 @@
+package format
+
+import (
+	"testing"
+	"unicode/utf8"
+)
+
+// accounter is implemented by parsers that count the markup bytes they
+// recognised, so that tests can check that no byte was lost.
+type accounter interface{ markupLen() int }
+
+// FuzzFamilies feeds arbitrary output to every family, whole and in two
+// pieces: no panic; the same result either way; and every byte of the output
+// ends up in the content, in the reasoning, or in recognised markup.
+//
+//	go test ./format -run '^$' -fuzz FuzzFamilies -fuzztime 60s
+func FuzzFamilies(f *testing.F) {
+	for _, v := range loadVectors(f) {
+		f.Add(v.Input, uint(len(v.Input)/2), false)
+	}
+	f.Add("<think>a</think>b<tool_call>{\"name\":\"f\",\"arguments\":{}}</tool_call>c", uint(7), true)
+	f.Fuzz(func(t *testing.T, out string, split uint, open bool) {
+		cut := int(split % uint(len(out)+1))
+		for _, fam := range Families() {
+			opts := Options{ReasoningOpen: open, NewID: func() string { return "id" }}
+			whole := fam.New(opts)
+			r := Run(whole, out)
+			if got := Run(fam.New(opts), out[:cut], out[cut:]); !equalResults(got, r) {
+				t.Fatalf("%s: split at %d differs:\n got %+v\nwant %+v", fam.ID, cut, got, r)
+			}
+			if a, ok := whole.(accounter); ok {
+				if n := len(r.Content) + len(r.Reasoning) + a.markupLen(); n != len(out) {
+					t.Fatalf("%s: %d of %d bytes accounted for (content %q, reasoning %q)", fam.ID, n, len(out), r.Content, r.Reasoning)
+				}
+			}
+			if utf8.ValidString(out) && (!utf8.ValidString(r.Content) || !utf8.ValidString(r.Reasoning)) {
+				t.Fatalf("%s: valid UTF-8 in, invalid out", fam.ID)
+			}
+		}
+	})
+}
+
+func equalResults(a, b Result) bool {
+	if a.Content != b.Content || a.Reasoning != b.Reasoning || len(a.ToolCalls) != len(b.ToolCalls) || len(a.Diagnostics) != len(b.Diagnostics) {
+		return false
+	}
+	for i := range a.ToolCalls {
+		if a.ToolCalls[i] != b.ToolCalls[i] {
+			return false
+		}
+	}
+	for i := range a.Diagnostics {
+		if a.Diagnostics[i] != b.Diagnostics[i] {
+			return false
+		}
+	}
+	return true
+}

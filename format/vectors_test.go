@@ -1,0 +1,321 @@
+package format
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/dragoman-dev/dragoman/chat"
+	"github.com/dragoman-dev/dragoman/jinja"
+	"github.com/dragoman-dev/dragoman/template"
+)
+
+// vector is one case of ../shared/vectors/peer-sample.jsonl (fields explained in
+// its README.md).
+type vector struct {
+	ID      string   `json:"id"`
+	Model   string   `json:"model"`
+	Family  string   `json:"family"`
+	Scope   string   `json:"scope"`
+	Input   string   `json:"input"`
+	Chunks  []string `json:"chunks"`
+	Options struct {
+		Think          *bool       `json:"think"`
+		Tools          []chat.Tool `json:"tools"`
+		Template       string      `json:"template"`
+		EnableThinking *bool       `json:"enable_thinking"`
+		Prefill *struct {
+			Content  string `json:"content"`
+			Thinking string `json:"thinking"`
+		} `json:"prefill"`
+	} `json:"options"`
+	Expected struct {
+		Content   *string `json:"content"`
+		Thinking  *string `json:"thinking"`
+		ToolCalls *[]struct {
+			Name      *string         `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+			ID        *string         `json:"id"`
+		} `json:"tool_calls"`
+	} `json:"expected"`
+	Match map[string]json.RawMessage `json:"match"`
+}
+
+// contradicted lists the peer vectors whose expectation contradicts a
+// decision of FORMATS.md; they are expected to differ, and the test says why.
+// Each family's test file adds its own from init.
+var contradicted = map[string]string{}
+
+// peerStartsInReasoning names the peer parsers (the vectors' model field)
+// that assume the prompt left reasoning open, as their models' templates do.
+// Each family's test file adds its own from init.
+var peerStartsInReasoning = map[string]bool{}
+
+func sharedDir(t testing.TB) string {
+	d := os.Getenv("DRAGOMAN_SHARED")
+	if d == "" {
+		d, _ = filepath.Abs(filepath.Join("..", "..", "shared"))
+	}
+	if _, err := os.Stat(d); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("shared fixtures missing at %s (set DRAGOMAN_SHARED)", d)
+		}
+		t.Skipf("shared fixtures missing at %s", d)
+	}
+	return d
+}
+
+// loadVectors reads the peer vectors and our own (testdata/vectors/*.jsonl,
+// same schema).
+func loadVectors(t testing.TB) []vector {
+	out := readVectors(t, filepath.Join(sharedDir(t), "vectors", "peer-sample.jsonl"))
+	own, _ := filepath.Glob(filepath.Join("testdata", "vectors", "*.jsonl"))
+	for _, p := range own {
+		out = append(out, readVectors(t, p)...)
+	}
+	return out
+}
+
+func readVectors(t testing.TB, path string) []vector {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []vector
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<22)
+	for sc.Scan() {
+		var v vector
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// vectorOptions maps a vector's options onto ours: think true means the prompt
+// left reasoning open, false that the request turned it off; a prefill decides
+// where the output starts.
+func vectorOptions(v vector) Options {
+	o := Options{Tools: v.Options.Tools, NewID: func() string { return "generated" }}
+	if v.Options.Think != nil {
+		o.ReasoningOpen = *v.Options.Think
+		o.ReasoningDisabled = !*v.Options.Think
+	}
+	if peerStartsInReasoning[v.Model] {
+		o.ReasoningOpen = true
+	}
+	if v.Options.Template != "" {
+		// llama.cpp's cases name a corpus template: render its generation
+		// prompt and see whether it leaves reasoning open.
+		o.ReasoningOpen = promptOpensReasoning(v)
+	}
+	// The output continues an assistant prefill: inside its reasoning when the
+	// prefill stopped there, in the content when it had some.
+	if p := v.Options.Prefill; p != nil {
+		o.ReasoningOpen = p.Thinking != "" && p.Content == ""
+		o.ReasoningDisabled = p.Content != ""
+	}
+	return o
+}
+
+func vectorChunks(v vector) []string {
+	if len(v.Chunks) > 0 {
+		return v.Chunks
+	}
+	return []string{v.Input}
+}
+
+// checkVector compares a result with a vector's expectations; "" means it
+// matches.
+func checkVector(v vector, r Result) string {
+	var problems []string
+	content := r.Content
+	if m, ok := v.Match["content"]; ok {
+		var how map[string]string
+		json.Unmarshal(m, &how)
+		switch {
+		case how["contains"] != "":
+			if !strings.Contains(content, how["contains"]) {
+				problems = append(problems, "content lacks "+how["contains"])
+			}
+		case how["prefix"] != "":
+			if !strings.HasPrefix(content, how["prefix"]) {
+				problems = append(problems, "content does not start with "+how["prefix"])
+			}
+		case how["prefix_after_strip"] != "":
+			if !strings.HasPrefix(strings.TrimSpace(content), how["prefix_after_strip"]) {
+				problems = append(problems, "content does not start with "+how["prefix_after_strip"])
+			}
+		}
+	} else if v.Expected.Content != nil && content != *v.Expected.Content {
+		problems = append(problems, "content "+quoteJSON(content)+", want "+quoteJSON(*v.Expected.Content))
+	}
+	if v.Expected.Thinking != nil && r.Reasoning != *v.Expected.Thinking {
+		problems = append(problems, "thinking "+quoteJSON(r.Reasoning)+", want "+quoteJSON(*v.Expected.Thinking))
+	}
+	if v.Expected.ToolCalls != nil {
+		want := *v.Expected.ToolCalls
+		if len(want) != len(r.ToolCalls) {
+			problems = append(problems, "got "+itoa(len(r.ToolCalls))+" calls, want "+itoa(len(want)))
+		} else {
+			argMode := ""
+			if m, ok := v.Match["arguments"]; ok {
+				json.Unmarshal(m, &argMode)
+			}
+			for i, w := range want {
+				got := r.ToolCalls[i]
+				if w.Name != nil && got.Function.Name != *w.Name {
+					problems = append(problems, "call "+itoa(i)+" name "+got.Function.Name+", want "+*w.Name)
+				}
+				if w.ID != nil && got.ID != *w.ID {
+					problems = append(problems, "call "+itoa(i)+" id "+got.ID+", want "+*w.ID)
+				}
+				if len(w.Arguments) > 0 && string(w.Arguments) != "null" && argMode != "unchecked" {
+					if msg := compareArgs(got.Function.Arguments, w.Arguments, argMode == "subset"); msg != "" {
+						problems = append(problems, "call "+itoa(i)+": "+msg)
+					}
+				}
+			}
+		}
+	}
+	return strings.Join(problems, "; ")
+}
+
+func compareArgs(got string, want json.RawMessage, subset bool) string {
+	var g, w map[string]any
+	if err := json.Unmarshal([]byte(got), &g); err != nil {
+		return "arguments " + got + " are not a JSON object"
+	}
+	if err := json.Unmarshal(want, &w); err != nil {
+		return ""
+	}
+	if subset {
+		for k, wv := range w {
+			if !reflect.DeepEqual(g[k], wv) {
+				return "arguments " + got + ", want " + string(want) + " (subset)"
+			}
+		}
+		return ""
+	}
+	if !reflect.DeepEqual(g, w) {
+		return "arguments " + got + ", want " + string(want)
+	}
+	return ""
+}
+
+// TestPeerVectors runs the peer vectors of every registered family: each must
+// match, unless it contradicts a documented decision (listed in contradicted).
+// Vectors of families not written yet are counted, not failed.
+func TestPeerVectors(t *testing.T) {
+	vectors := loadVectors(t)
+	pass, known, pending := 0, 0, 0
+	for _, v := range vectors {
+		fam, ok := Lookup(v.Family)
+		if !ok || v.Scope != "full_output" {
+			pending++
+			continue
+		}
+		t.Run(v.ID, func(t *testing.T) {
+			r := Run(fam.New(vectorOptions(v)), vectorChunks(v)...)
+			msg := checkVector(v, r)
+			if reason, expected := contradicted[v.ID]; expected {
+				known++
+				if msg == "" {
+					t.Errorf("listed as contradicting a decision (%s) but now matches: remove it from the list", reason)
+				}
+				return
+			}
+			if msg != "" {
+				t.Errorf("%s: %s\ninput %q", v.Family, msg, v.Input)
+				return
+			}
+			pass++
+		})
+	}
+	t.Logf("%d of %d vectors pass, %d contradict a documented decision, %d await their family or scope", pass, len(vectors), known, pending)
+}
+
+// TestChunkingInvariance feeds every vector of a registered family whole, byte
+// by byte, and in the vector's own chunks: the results must be identical.
+func TestChunkingInvariance(t *testing.T) {
+	for _, v := range loadVectors(t) {
+		fam, ok := Lookup(v.Family)
+		if !ok || v.Scope != "full_output" {
+			continue
+		}
+		whole := Run(fam.New(vectorOptions(v)), v.Input)
+		var bytes []string
+		for i := 0; i < len(v.Input); i++ {
+			bytes = append(bytes, v.Input[i:i+1])
+		}
+		for name, chunks := range map[string][]string{"bytes": bytes, "own": vectorChunks(v), "thirds": thirds(v.Input)} {
+			got := Run(fam.New(vectorOptions(v)), chunks...)
+			if !reflect.DeepEqual(stripOffsets(got), stripOffsets(whole)) {
+				t.Errorf("%s fed as %s differs from whole:\n got %+v\nwant %+v", v.ID, name, got, whole)
+			}
+		}
+	}
+}
+
+func thirds(s string) []string {
+	a, b := len(s)/3, 2*len(s)/3
+	return []string{s[:a], s[a:b], s[b:]}
+}
+
+func stripOffsets(r Result) Result {
+	return r
+}
+
+func quoteJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func itoa(i int) string {
+	b, _ := json.Marshal(i)
+	return string(b)
+}
+
+// promptOpensReasoning renders the vector's corpus template with a generation
+// prompt (and its enable_thinking) and reports whether the prompt ends inside
+// a reasoning block: an open marker of the family with no close after it.
+func promptOpensReasoning(v vector) bool {
+	src, err := os.ReadFile(filepath.Join(sharedDirPath(), "corpus", "templates", v.Options.Template))
+	if err != nil {
+		return false
+	}
+	tpl, err := jinja.Compile(string(src))
+	if err != nil {
+		return false
+	}
+	req := `{"messages": [{"role": "user", "content": "hi"}], "add_generation_prompt": true, "bos_token": "", "eos_token": ""`
+	if v.Options.EnableThinking != nil {
+		b, _ := json.Marshal(*v.Options.EnableThinking)
+		req += `, "kwargs": {"enable_thinking": ` + string(b) + `}`
+	}
+	r, err := template.ParseRequest([]byte(req + "}"))
+	if err != nil {
+		return false
+	}
+	prompt, err := template.Render(tpl, r, nil)
+	if err != nil {
+		return false
+	}
+	fam, _ := Lookup(v.Family)
+	return fam.ThinkOpen != "" && strings.HasSuffix(strings.TrimRight(prompt, " \n"), fam.ThinkOpen)
+}
+
+func sharedDirPath() string {
+	if d := os.Getenv("DRAGOMAN_SHARED"); d != "" {
+		return d
+	}
+	d, _ := filepath.Abs(filepath.Join("..", "..", "shared"))
+	return d
+}
