@@ -28,7 +28,7 @@ type vector struct {
 		Tools          []chat.Tool `json:"tools"`
 		Template       string      `json:"template"`
 		EnableThinking *bool       `json:"enable_thinking"`
-		Prefill *struct {
+		Prefill        *struct {
 			Content  string `json:"content"`
 			Thinking string `json:"thinking"`
 		} `json:"prefill"`
