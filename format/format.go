@@ -111,7 +111,10 @@ type Family struct {
 	// New starts a parser for one output.
 	New func(Options) Parser
 	// Detect reports whether a chat template renders this family's markup.
-	Detect func(template string) bool
+	// It sees the template source followed by the template's render of a probe
+	// conversation whose assistant calls dragoman_probe({"probe_arg":
+	// "probe_value"}) (probe.go), so it can match the rendered markup.
+	Detect func(sourceAndProbe string) bool
 	// ThinkOpen is the marker that opens reasoning; a rendered prompt that
 	// ends with it leaves reasoning open ("forced open"). Empty when the
 	// family has no reasoning markup.

@@ -23,11 +23,13 @@ func init() {
 				thinkOpen: "<think>", thinkClose: "</think>",
 				callOpen:         []string{hermesOpen},
 				callEndsThinking: true,
+				spacedCalls:      true,
 				section:          hermesSection,
 			}, o)
 		},
+		// The template renders the probe call as a JSON object in the block.
 		Detect: func(t string) bool {
-			return strings.Contains(t, hermesOpen) && !strings.Contains(t, "<function=") && strings.Contains(t, "arguments")
+			return strings.Contains(t, hermesOpen+"\n{\"name\": \""+probeName+"\"")
 		},
 	})
 }

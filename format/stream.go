@@ -30,7 +30,11 @@ type markup struct {
 	// callEndsThinking: a call opener inside open reasoning ends the
 	// reasoning (Qwen3 emits calls before </think>).
 	callEndsThinking bool
-	section          sectionFunc
+	// spacedCalls: the family's templates put whitespace (a newline) between
+	// consecutive call sections, so whitespace between two sections is layout,
+	// not content.
+	spacedCalls bool
+	section     sectionFunc
 }
 
 type engineState uint8
@@ -52,11 +56,12 @@ type engine struct {
 	offset int    // output offset of buf[0]
 	closed bool
 
-	calls       int
-	thinkBegun  bool   // reasoning text has been emitted (leading whitespace is dropped until then)
-	thinkSpace  string // trailing whitespace of the reasoning, held until more reasoning follows
-	diagnostics []Diagnostic
-	markupBytes int // bytes recognised as markup, for the no-byte-lost check
+	calls        int
+	afterSection bool   // a call section just ended: whitespace may be layout before another
+	thinkBegun   bool   // reasoning text has been emitted (leading whitespace is dropped until then)
+	thinkSpace   string // trailing whitespace of the reasoning, held until more reasoning follows
+	diagnostics  []Diagnostic
+	markupBytes  int // bytes recognised as markup, for the no-byte-lost check
 }
 
 func newEngine(m *markup, opts Options) *engine {
@@ -119,8 +124,8 @@ func (e *engine) step() ([]Event, bool) {
 	case afterThink:
 		trimmed := strings.TrimLeftFunc(e.buf, unicode.IsSpace)
 		e.consume(len(e.buf) - len(trimmed))
-		if e.buf == "" && !e.closed {
-			return nil, false
+		if (e.buf == "" || !utf8.FullRuneInString(e.buf)) && !e.closed {
+			return nil, false // the next character may be more whitespace
 		}
 		e.state = inContent
 		return nil, true
@@ -137,6 +142,8 @@ func (e *engine) stepStart() ([]Event, bool) {
 	}
 	trimmed := strings.TrimLeftFunc(e.buf, unicode.IsSpace)
 	switch {
+	case trimmed != "" && !utf8.FullRuneInString(trimmed) && !e.closed:
+		return nil, false // a split character: whitespace or not, it decides
 	case strings.HasPrefix(trimmed, e.m.thinkOpen):
 		e.consume(len(e.buf) - len(trimmed) + len(e.m.thinkOpen))
 		e.state = inThinking
@@ -221,6 +228,22 @@ func (e *engine) stepContent() ([]Event, bool) {
 	if e.buf == "" {
 		return nil, false
 	}
+	if e.afterSection && e.m.spacedCalls {
+		// Whitespace between two call sections is layout (the templates put a
+		// newline between calls); before anything else it is content.
+		space := len(e.buf) - len(strings.TrimLeftFunc(e.buf, unicode.IsSpace))
+		rest := e.buf[space:]
+		switch {
+		case (rest == "" || !utf8.FullRuneInString(rest)) && !e.closed:
+			return nil, false
+		case space > 0 && startsWithAny(rest, e.m.callOpen):
+			e.consume(space)
+			return nil, true
+		case space > 0 && couldStartAny(rest, e.m.callOpen) && !e.closed:
+			return nil, false
+		}
+		e.afterSection = false
+	}
 	pos, _ := indexAny(e.buf, e.m.callOpen)
 	if pos < 0 {
 		n := len(e.buf)
@@ -248,6 +271,7 @@ func (e *engine) stepContent() ([]Event, bool) {
 	}
 	sectionOffset := e.offset
 	e.consume(n)
+	e.afterSection = true
 	var events []Event
 	for _, c := range calls {
 		if _, ok := toolSchema(e.opts.Tools, c.name); !ok && len(e.opts.Tools) > 0 {
@@ -309,6 +333,25 @@ func safePrefix(s string, markers []string) int {
 }
 
 func quote(s string) string { return "\"" + s + "\"" }
+
+func startsWithAny(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if p != "" && strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// couldStartAny reports whether s is a proper prefix of one of the markers.
+func couldStartAny(s string, markers []string) bool {
+	for _, m := range markers {
+		if len(s) < len(m) && strings.HasPrefix(m, s) {
+			return true
+		}
+	}
+	return false
+}
 
 // markupLen is how many bytes of the output were recognised as markup (or
 // layout the family drops); with the content and reasoning it accounts for

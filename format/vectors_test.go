@@ -10,8 +10,6 @@ import (
 	"testing"
 
 	"github.com/dragoman-dev/dragoman/chat"
-	"github.com/dragoman-dev/dragoman/jinja"
-	"github.com/dragoman-dev/dragoman/template"
 )
 
 // vector is one case of ../shared/vectors/peer-sample.jsonl (fields explained in
@@ -284,32 +282,20 @@ func itoa(i int) string {
 }
 
 // promptOpensReasoning renders the vector's corpus template with a generation
-// prompt (and its enable_thinking) and reports whether the prompt ends inside
-// a reasoning block: an open marker of the family with no close after it.
+// prompt (and its enable_thinking) and reports whether the prompt leaves
+// reasoning open.
 func promptOpensReasoning(v vector) bool {
 	src, err := os.ReadFile(filepath.Join(sharedDirPath(), "corpus", "templates", v.Options.Template))
 	if err != nil {
 		return false
 	}
-	tpl, err := jinja.Compile(string(src))
-	if err != nil {
-		return false
-	}
-	req := `{"messages": [{"role": "user", "content": "hi"}], "add_generation_prompt": true, "bos_token": "", "eos_token": ""`
-	if v.Options.EnableThinking != nil {
-		b, _ := json.Marshal(*v.Options.EnableThinking)
-		req += `, "kwargs": {"enable_thinking": ` + string(b) + `}`
-	}
-	r, err := template.ParseRequest([]byte(req + "}"))
-	if err != nil {
-		return false
-	}
-	prompt, err := template.Render(tpl, r, nil)
-	if err != nil {
-		return false
-	}
 	fam, _ := Lookup(v.Family)
-	return fam.ThinkOpen != "" && strings.HasSuffix(strings.TrimRight(prompt, " \n"), fam.ThinkOpen)
+	kwargs := ""
+	if v.Options.EnableThinking != nil {
+		b, _ := json.Marshal(map[string]bool{"enable_thinking": *v.Options.EnableThinking})
+		kwargs = string(b)
+	}
+	return GenerationOpensReasoning(string(src), fam, kwargs)
 }
 
 func sharedDirPath() string {

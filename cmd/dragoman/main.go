@@ -24,6 +24,7 @@ type env struct {
 
 var commands = []command{
 	{"render", "render a request with a chat template, as transformers' apply_chat_template does", runRender},
+	{"parse", "parse raw model output into content, reasoning and tool calls", runParse},
 }
 
 func main() {

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/dragoman-dev/dragoman/chat"
+	"github.com/dragoman-dev/dragoman/format"
+)
+
+const parseUsage = `usage: dragoman parse (--format NAME | --template FILE) [--tools FILE] [--reasoning open|closed]
+       dragoman parse --json
+
+Reads raw model output on stdin and prints one JSON object:
+{"content", "reasoning_content", "tool_calls": [{"id", "type", "function": {"name", "arguments"}}], "diagnostics"}.
+
+--format NAME      a family of FORMATS.md (canonical id or alias)
+--template FILE    a chat template: its family is detected, and whether its
+                   generation prompt leaves reasoning open
+--tools FILE       the request's tools (OpenAI shape): they type raw-text values
+                   and flag calls to undeclared tools
+--reasoning MODE   open: the prompt left reasoning open; closed: the request
+                   turned reasoning off (default: from --template, else neither)
+
+With --json, stdin holds one request object instead:
+{"format" | "template", "tools", "reasoning", "think", "prefill", "chunks": [...]}
+where think and prefill mean what they mean in the conformance vectors' options;
+the chunks are fed in order, then the end of the output.
+
+flags:
+`
+
+// parseRequest is the --json input.
+type parseRequest struct {
+	Format    string      `json:"format"`
+	Template  string      `json:"template"` // template source
+	Tools     []chat.Tool `json:"tools"`
+	Reasoning string      `json:"reasoning"`
+	Think     *bool       `json:"think"`
+	Prefill   *struct {
+		Content  string `json:"content"`
+		Thinking string `json:"thinking"`
+	} `json:"prefill"`
+	Chunks []string `json:"chunks"`
+}
+
+func runParse(args []string, e *env) int {
+	fs := flag.NewFlagSet("parse", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	formatName := fs.String("format", "", "family `NAME`")
+	tmplPath := fs.String("template", "", "chat template `FILE`")
+	toolsPath := fs.String("tools", "", "tools JSON `FILE`")
+	reasoning := fs.String("reasoning", "", "`MODE`: open or closed")
+	jsonMode := fs.Bool("json", false, "read one request object on stdin")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), parseUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	fail := func(status int, format string, a ...any) int {
+		fmt.Fprintf(e.stderr, "dragoman parse: "+format+"\n", a...)
+		return status
+	}
+	input, err := io.ReadAll(e.stdin)
+	if err != nil {
+		return fail(1, "reading stdin: %v", err)
+	}
+
+	var req parseRequest
+	if *jsonMode {
+		if *formatName != "" || *tmplPath != "" || *toolsPath != "" || *reasoning != "" {
+			return fail(2, "--json takes everything from the request object; give no other flags")
+		}
+		if err := json.Unmarshal(input, &req); err != nil {
+			return fail(1, "the request is not valid JSON: %v", err)
+		}
+	} else {
+		req = parseRequest{Format: *formatName, Reasoning: *reasoning, Chunks: []string{string(input)}}
+		if *tmplPath != "" {
+			src, err := os.ReadFile(*tmplPath)
+			if err != nil {
+				return fail(1, "%v", err)
+			}
+			req.Template = string(src)
+		}
+		if *toolsPath != "" {
+			data, err := os.ReadFile(*toolsPath)
+			if err != nil {
+				return fail(1, "%v", err)
+			}
+			if err := json.Unmarshal(data, &req.Tools); err != nil {
+				return fail(1, "%s: not a JSON list of tools: %v", *toolsPath, err)
+			}
+		}
+	}
+
+	fam, opts, err := parserFor(req)
+	if err != nil {
+		return fail(2, "%v", err)
+	}
+	out, _ := json.Marshal(format.Run(fam.New(opts), req.Chunks...))
+	fmt.Fprintf(e.stdout, "%s\n", out)
+	return 0
+}
+
+// parserFor picks the family and the parser options of a request.
+func parserFor(req parseRequest) (*format.Family, format.Options, error) {
+	opts := format.Options{Tools: req.Tools}
+	var fam *format.Family
+	switch {
+	case req.Format != "" && req.Template != "":
+		return nil, opts, errors.New("give a format or a template, not both")
+	case req.Format != "":
+		f, ok := format.Lookup(req.Format)
+		if !ok {
+			return nil, opts, fmt.Errorf("unknown format %q", req.Format)
+		}
+		fam = f
+	case req.Template != "":
+		f, ok := format.Detect(req.Template)
+		if !ok {
+			return nil, opts, errors.New("no tool-call family recognised in this template")
+		}
+		fam = f
+		opts.ReasoningOpen = format.GenerationOpensReasoning(req.Template, f, "")
+	default:
+		return nil, opts, errors.New("give --format NAME or --template FILE (see dragoman parse -h)")
+	}
+	switch req.Reasoning {
+	case "":
+	case "open":
+		opts.ReasoningOpen, opts.ReasoningDisabled = true, false
+	case "closed":
+		opts.ReasoningOpen, opts.ReasoningDisabled = false, true
+	default:
+		return nil, opts, fmt.Errorf("--reasoning takes open or closed, not %q", req.Reasoning)
+	}
+	if req.Think != nil {
+		opts.ReasoningOpen, opts.ReasoningDisabled = *req.Think, !*req.Think
+	}
+	if p := req.Prefill; p != nil {
+		opts.ReasoningOpen = p.Thinking != "" && p.Content == ""
+		opts.ReasoningDisabled = p.Content != ""
+	}
+	return fam, opts, nil
+}

@@ -1,0 +1,117 @@
+package format
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// apriel: ServiceNow Apriel 1.5 / 1.6 (and AI21 Jamba). The calls are a JSON
+// list between <tool_calls> and </tool_calls>; an "id" member is the call id:
+//
+//	<tool_calls>[{"name": "get_weather", "arguments": {"location": "Paris"}}]</tool_calls>
+//
+// Reasoning has no tags: it runs from "Here are my reasoning steps:" (which the
+// Apriel 1.6 prompt ends with, so the output starts in it) to
+// [BEGIN FINAL RESPONSE]; [END FINAL RESPONSE] is markup. Apriel 1.5 may
+// instead write its reasoning as <thinking>…</thinking> before calls.
+func init() {
+	register(&Family{
+		ID:        "apriel",
+		Aliases:   []string{"jamba"},
+		ThinkOpen: aprielThinkOpen,
+		New:       func(o Options) Parser { return &aprielParser{opts: o} },
+		Detect: func(t string) bool {
+			return strings.Contains(t, aprielCallOpen+"[") && strings.Contains(t, "<|end|>")
+		},
+	})
+}
+
+const (
+	aprielThinkOpen     = "Here are my reasoning steps:"
+	aprielFinalOpen     = "[BEGIN FINAL RESPONSE]"
+	aprielFinalClose    = "[END FINAL RESPONSE]"
+	aprielThinkingOpen  = "<thinking>"
+	aprielThinkingClose = "</thinking>"
+	aprielCallOpen      = "<tool_calls>"
+	aprielCallClose     = "</tool_calls>"
+)
+
+func aprielSection(buf string, final bool) (int, []call, bool, error) {
+	if strings.HasPrefix(buf, aprielFinalClose) {
+		return len(aprielFinalClose), nil, false, nil
+	}
+	if strings.HasPrefix(buf, aprielFinalOpen) {
+		// After <thinking>…</thinking>: the marker and the whitespace after
+		// it, as after the reasoning it usually closes.
+		trimmed := strings.TrimLeft(buf[len(aprielFinalOpen):], " \t\r\n")
+		if trimmed == "" && !final {
+			return 0, nil, true, nil
+		}
+		return len(buf) - len(trimmed), nil, false, nil
+	}
+	return jlSection(buf, final, aprielCallOpen, aprielCallClose, false, nameAndArgumentsRaw)
+}
+
+// aprielParser waits for the start of the output to tell which reasoning
+// markup it uses, then hands everything to an engine for that markup.
+type aprielParser struct {
+	opts Options
+	e    *engine
+	buf  string
+}
+
+func (p *aprielParser) Feed(chunk string) []Event {
+	if p.e != nil {
+		return p.e.Feed(chunk)
+	}
+	p.buf += chunk
+	return p.decide(false)
+}
+
+func (p *aprielParser) Close() []Event {
+	var out []Event
+	if p.e == nil {
+		out = p.decide(true)
+	}
+	return append(out, p.e.Close()...)
+}
+
+func (p *aprielParser) Diagnostics() []Diagnostic {
+	if p.e == nil {
+		return nil
+	}
+	return p.e.Diagnostics()
+}
+
+func (p *aprielParser) markupLen() int {
+	if p.e == nil {
+		return 0
+	}
+	return p.e.markupLen()
+}
+
+// decide picks the markup once the output's start shows whether it opens
+// <thinking>.
+func (p *aprielParser) decide(final bool) []Event {
+	m := &markup{
+		thinkOpen: aprielThinkOpen, thinkClose: aprielFinalOpen,
+		callOpen:         []string{aprielCallOpen, aprielFinalClose},
+		callEndsThinking: true,
+		section:          aprielSection,
+	}
+	if !p.opts.ReasoningOpen {
+		trimmed := strings.TrimLeftFunc(p.buf, unicode.IsSpace)
+		switch {
+		case strings.HasPrefix(trimmed, aprielThinkingOpen):
+			m.thinkOpen, m.thinkClose = aprielThinkingOpen, aprielThinkingClose
+			m.callOpen = []string{aprielCallOpen, aprielFinalOpen, aprielFinalClose}
+		case !final && (strings.HasPrefix(aprielThinkingOpen, trimmed) || !utf8.FullRuneInString(trimmed)):
+			return nil // could still be <thinking>, after a space not yet whole
+		}
+	}
+	p.e = newEngine(m, p.opts)
+	buf := p.buf
+	p.buf = ""
+	return p.e.Feed(buf)
+}

@@ -1,0 +1,86 @@
+package format
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+)
+
+// cohere-command: Cohere Command R7B, Command A, Cohere2 MoE. The tool plan is
+// reasoning, the calls are a JSON list between <|START_ACTION|> and
+// <|END_ACTION|>, with their ids:
+//
+//	<|START_THINKING|>plan<|END_THINKING|><|START_ACTION|>[
+//	    {"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"location": "Paris"}}
+//	]<|END_ACTION|>
+//
+// The answer wrappers (<|START_RESPONSE|>…<|END_RESPONSE|>,
+// <|START_TEXT|>…<|END_TEXT|>) and <|END_OF_TURN_TOKEN|> are markup; an answer
+// or action marker inside open reasoning ends it.
+func init() {
+	register(&Family{
+		ID:        "cohere-command",
+		Aliases:   []string{"cohere", "cohere_command3", "cohere_command4"},
+		ThinkOpen: cohereThinkOpen,
+		New: func(o Options) Parser {
+			return newEngine(&markup{
+				thinkOpen: cohereThinkOpen, thinkClose: cohereThinkClose,
+				callOpen:         append([]string{cohereActionOpen}, cohereWrappers...),
+				callEndsThinking: true,
+				section:          cohereSection,
+			}, o)
+		},
+		Detect: func(t string) bool { return strings.Contains(t, cohereActionOpen) },
+	})
+}
+
+const (
+	cohereThinkOpen   = "<|START_THINKING|>"
+	cohereThinkClose  = "<|END_THINKING|>"
+	cohereActionOpen  = "<|START_ACTION|>"
+	cohereActionClose = "<|END_ACTION|>"
+)
+
+// cohereWrappers are the answer markers, removed from the content.
+var cohereWrappers = []string{
+	"<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>", "<|END_OF_TURN_TOKEN|>",
+}
+
+func cohereSection(buf string, final bool) (int, []call, bool, error) {
+	for _, w := range cohereWrappers {
+		if strings.HasPrefix(buf, w) {
+			return len(w), nil, false, nil
+		}
+	}
+	return jlSection(buf, final, cohereActionOpen, cohereActionClose, false, cohereCall)
+}
+
+// cohereCall decodes {"tool_call_id", "tool_name", "parameters"}; the id is
+// optional (Command R+ writes none).
+func cohereCall(raw json.RawMessage) (call, error) {
+	var obj struct {
+		ID         json.RawMessage `json:"tool_call_id"`
+		Name       *string         `json:"tool_name"`
+		Parameters json.RawMessage `json:"parameters"`
+	}
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return call{}, errors.New("the call is not a JSON object: " + err.Error())
+	}
+	if obj.Name == nil || *obj.Name == "" {
+		return call{}, errors.New(`the call has no "tool_name"`)
+	}
+	args, err := argumentsText(obj.Parameters)
+	if err != nil {
+		return call{}, err
+	}
+	c := call{name: *obj.Name, args: args}
+	if id := strings.TrimSpace(string(obj.ID)); id != "" && id != "null" {
+		var s string
+		if json.Unmarshal(obj.ID, &s) == nil {
+			c.id = s
+		} else {
+			c.id = id // a number
+		}
+	}
+	return c, nil
+}

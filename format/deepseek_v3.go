@@ -1,0 +1,72 @@
+package format
+
+import (
+	"errors"
+	"strings"
+)
+
+// deepseek-v3: DeepSeek V3, R1, R1-0528, R1-Distill; Cogito. The call type
+// precedes <｜tool▁sep｜>, the name runs to the newline, and the JSON
+// arguments sit in a ```json fence:
+//
+//	<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather
+//	```json
+//	{"location": "Paris"}
+//	```<｜tool▁call▁end｜><｜tool▁calls▁end｜>
+//
+// Reasoning is <think>…</think> (forced open by the R1-Distill templates).
+func init() {
+	register(&Family{
+		ID:        "deepseek-v3",
+		Aliases:   []string{"cogito", "deepseek_v3", "deepseekv3"},
+		ThinkOpen: "<think>",
+		New: func(o Options) Parser {
+			return newDeepSeekParser(o, ds3Call)
+		},
+		// The V3 and R1 templates fence the arguments in ```json.
+		Detect: func(t string) bool {
+			return strings.Contains(t, dsCallsBegin) && strings.Contains(t, dsSep) && strings.Contains(t, "```json")
+		},
+	})
+}
+
+// ds3Call parses TYPE<｜tool▁sep｜>NAME\n```json\n{JSON}\n```<｜tool▁call▁end｜>
+// after the call opener. The fence is optional.
+func ds3Call(c *secScan) (call, error) {
+	if _, err := c.until(dsSep, "the call type"); err != nil {
+		return call{}, err
+	}
+	name, err := c.until("\n", "the call name")
+	if err != nil {
+		return call{}, err
+	}
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return call{}, errors.New("the call has no name after " + dsSep)
+	}
+	c.space()
+	fenced := false
+	switch c.lit("```json") {
+	case litMatched:
+		fenced = true
+	case litPartial:
+		if !c.final {
+			return call{}, errNeedMore
+		}
+		return call{}, errors.New("the output ends before the call's arguments")
+	default:
+		fenced = c.lit("```") == litMatched
+	}
+	args, err := c.jsonObject()
+	if err != nil {
+		return call{}, err
+	}
+	closers := []string{dsCallEnd}
+	if fenced {
+		closers = []string{"```", dsCallEnd}
+	}
+	if err := c.closing(closers...); err != nil {
+		return call{}, err
+	}
+	return call{name: name, args: args}, nil
+}

@@ -1,0 +1,346 @@
+package format
+
+import (
+	"errors"
+	"sort"
+	"strings"
+)
+
+// deepseek-v3.1: DeepSeek V3.1. The JSON arguments follow the name directly:
+//
+//	<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"location": "Paris"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>
+//
+// Reasoning is <think>…</think>, forced open when thinking is on. Tool-output
+// markers the model writes are removed, their text kept, with a diagnostic.
+func init() {
+	register(&Family{
+		ID:        "deepseek-v3.1",
+		Aliases:   []string{"deepseek3", "deepseek_v31", "deepseekv31"},
+		ThinkOpen: "<think>",
+		New: func(o Options) Parser {
+			return newDeepSeekParser(o, ds31Call)
+		},
+		// The V3.1 template writes the name and the JSON arguments around
+		// <｜tool▁sep｜>, without the ```json fence of V3.
+		Detect: func(t string) bool {
+			return strings.Contains(t, dsCallsBegin) && strings.Contains(t, dsSep) && !strings.Contains(t, "```json")
+		},
+	})
+}
+
+const (
+	dsCallsBegin   = "<｜tool▁calls▁begin｜>"
+	dsCallsEnd     = "<｜tool▁calls▁end｜>"
+	dsCallBegin    = "<｜tool▁call▁begin｜>"
+	dsCallEnd      = "<｜tool▁call▁end｜>"
+	dsSep          = "<｜tool▁sep｜>"
+	dsOutputsBegin = "<｜tool▁outputs▁begin｜>"
+	dsOutputsEnd   = "<｜tool▁outputs▁end｜>"
+	dsOutputBegin  = "<｜tool▁output▁begin｜>"
+	dsOutputEnd    = "<｜tool▁output▁end｜>"
+)
+
+// dsToolOutputMarkers are prompt-side markup: when the model writes them they
+// are removed (their text stays), with a diagnostic.
+var dsToolOutputMarkers = []string{dsOutputsBegin, dsOutputsEnd, dsOutputBegin, dsOutputEnd}
+
+// newDeepSeekParser is the parser of the DeepSeek V3 and V3.1 families,
+// which differ only in how one call is written (parseCall).
+func newDeepSeekParser(o Options, parseCall func(*secScan) (call, error)) Parser {
+	return &deepSeekParser{engine: newEngine(&markup{
+		thinkOpen: "<think>", thinkClose: "</think>",
+		callOpen:         []string{dsCallsBegin},
+		callEndsThinking: true,
+		section: func(buf string, final bool) (int, []call, bool, error) {
+			return sectionResult(dsSection(buf, final, parseCall))
+		},
+	}, o)}
+}
+
+// deepSeekParser removes the tool-output markers from the output before the
+// engine sees it, wherever they stand (content or reasoning), and reports
+// each with a diagnostic at its offset in the output.
+type deepSeekParser struct {
+	*engine
+	pending string // output not yet passed on: it may start a marker
+	in      int    // output offset of pending[0]
+	passed  int    // bytes passed on to the engine
+	removed []dsRemoval
+	dropped int // bytes of markers removed
+	strays  []Diagnostic
+}
+
+// dsRemoval records that, from the engine's offset at on, the output offset
+// is total bytes further.
+type dsRemoval struct{ at, total int }
+
+func (p *deepSeekParser) Feed(chunk string) []Event {
+	p.pending += chunk
+	return p.engine.Feed(p.filter(false))
+}
+
+func (p *deepSeekParser) Close() []Event {
+	events := p.engine.Feed(p.filter(true))
+	return append(events, p.engine.Close()...)
+}
+
+// filter passes on what can be decided, without the markers.
+func (p *deepSeekParser) filter(final bool) string {
+	var out strings.Builder
+	for {
+		pos, marker := indexAny(p.pending, dsToolOutputMarkers)
+		if pos < 0 {
+			break
+		}
+		out.WriteString(p.pending[:pos])
+		p.passed += pos
+		p.in += pos
+		p.strays = append(p.strays, Diagnostic{Code: "stray-markup", Offset: p.in,
+			Message: "the model wrote the tool-output marker " + marker + ", which belongs to the prompt; it was removed and its text kept"})
+		p.dropped += len(marker)
+		p.removed = append(p.removed, dsRemoval{at: p.passed, total: p.dropped})
+		p.in += len(marker)
+		p.pending = p.pending[pos+len(marker):]
+	}
+	n := len(p.pending)
+	if !final {
+		n = safePrefix(p.pending, dsToolOutputMarkers)
+	}
+	out.WriteString(p.pending[:n])
+	p.passed += n
+	p.in += n
+	p.pending = p.pending[n:]
+	return out.String()
+}
+
+// Diagnostics returns the engine's diagnostics, their offsets mapped back
+// to the output, merged in output order with the removed markers'.
+func (p *deepSeekParser) Diagnostics() []Diagnostic {
+	var out []Diagnostic
+	for _, d := range p.engine.Diagnostics() {
+		shift := 0
+		for _, r := range p.removed {
+			if r.at > d.Offset {
+				break
+			}
+			shift = r.total
+		}
+		d.Offset += shift
+		out = append(out, d)
+	}
+	out = append(out, p.strays...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Offset < out[j].Offset })
+	return out
+}
+
+func (p *deepSeekParser) markupLen() int { return p.engine.markupLen() + p.dropped }
+
+// dsSection parses <｜tool▁calls▁begin｜> call… [<｜tool▁calls▁end｜>]. The
+// V3 and R1-Distill-Llama templates omit the end marker after a single call,
+// so the section also ends where something other than a call follows, or at
+// the end of the output.
+func dsSection(buf string, final bool, parseCall func(*secScan) (call, error)) (int, []call, error) {
+	c := &secScan{s: buf, i: len(dsCallsBegin), final: final}
+	var calls []call
+	end := 0
+	for {
+		c.space()
+		if c.i == len(c.s) && len(calls) > 0 {
+			if !final {
+				return 0, nil, errNeedMore
+			}
+			end = c.i // trailing layout at the end of the output
+			break
+		}
+		if r := c.lit(dsCallsEnd); r == litMatched {
+			end = c.i
+			break
+		} else if r == litPartial && !final {
+			return 0, nil, errNeedMore
+		}
+		switch c.lit(dsCallBegin) {
+		case litMatched:
+			cl, err := parseCall(c)
+			if err != nil {
+				return 0, nil, err
+			}
+			calls = append(calls, cl)
+			end = c.i
+			if c.stopped {
+				return end, calls, nil
+			}
+			continue
+		case litPartial:
+			if !final {
+				return 0, nil, errNeedMore
+			}
+		}
+		if len(calls) == 0 {
+			if c.i == len(c.s) {
+				return 0, nil, errors.New("the output ends inside " + dsCallsBegin + " before any call")
+			}
+			return 0, nil, errors.New(dsCallsBegin + " is not followed by " + dsCallBegin)
+		}
+		break // text after the last call, without the end marker
+	}
+	if len(calls) == 0 {
+		return 0, nil, errors.New("the tool-call section holds no call")
+	}
+	return end, calls, nil
+}
+
+// ds31Call parses NAME<｜tool▁sep｜>{JSON}<｜tool▁call▁end｜> after the call
+// opener.
+func ds31Call(c *secScan) (call, error) {
+	name, err := c.until(dsSep, "the call name")
+	if err != nil {
+		return call{}, err
+	}
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return call{}, errors.New("the call has no name before " + dsSep)
+	}
+	args, err := c.jsonObject()
+	if err != nil {
+		return call{}, err
+	}
+	if err := c.closing(dsCallEnd); err != nil {
+		return call{}, err
+	}
+	return call{name: name, args: args}, nil
+}
+
+// errNeedMore says a section cannot be decided before more output arrives.
+var errNeedMore = errors.New("need more output")
+
+// sectionResult turns a section parse into a sectionFunc's results.
+func sectionResult(n int, calls []call, err error) (int, []call, bool, error) {
+	if errors.Is(err, errNeedMore) {
+		return 0, nil, true, nil
+	}
+	if err != nil {
+		return 0, nil, false, err
+	}
+	return n, calls, false, nil
+}
+
+// secScan walks a tool-call section. Its methods return errNeedMore only when
+// the output has not ended; at the end of the output (final) they decide.
+type secScan struct {
+	s     string
+	i     int
+	final bool
+	// stopped: the output ended where a call's end marker was due, or in a
+	// partial one; the call is accepted (its body is complete) and the
+	// section ends at i.
+	stopped bool
+}
+
+type litResult uint8
+
+const (
+	litAbsent  litResult = iota
+	litMatched           // consumed
+	litPartial           // what is left is a proper prefix of the literal (maybe empty)
+)
+
+func (c *secScan) rest() string { return c.s[c.i:] }
+
+// lit consumes l if the rest starts with it.
+func (c *secScan) lit(l string) litResult {
+	r := c.rest()
+	switch {
+	case strings.HasPrefix(r, l):
+		c.i += len(l)
+		return litMatched
+	case strings.HasPrefix(l, r):
+		return litPartial
+	}
+	return litAbsent
+}
+
+// space skips ASCII whitespace.
+func (c *secScan) space() {
+	for c.i < len(c.s) && isJSONSpace(c.s[c.i]) {
+		c.i++
+	}
+}
+
+// until returns the text up to marker and consumes both. The text may not
+// span a line break or another special token; what names it is for the
+// error.
+func (c *secScan) until(marker, what string) (string, error) {
+	r := c.rest()
+	j := strings.Index(r, marker)
+	head := r
+	if j >= 0 {
+		head = r[:j]
+	}
+	if strings.ContainsAny(head, "\n") || strings.Contains(head, "｜>") || strings.Contains(head, "|>") {
+		return "", errors.New(what + " is not followed by " + marker)
+	}
+	if j < 0 {
+		if !c.final {
+			return "", errNeedMore
+		}
+		return "", errors.New("the output ends in " + what)
+	}
+	c.i += j + len(marker)
+	return head, nil
+}
+
+// jsonObject consumes a JSON object (after whitespace) and returns it as
+// written.
+func (c *secScan) jsonObject() (string, error) {
+	c.space()
+	r := c.rest()
+	if r == "" {
+		if !c.final {
+			return "", errNeedMore
+		}
+		return "", errors.New("the output ends before the call's arguments")
+	}
+	if r[0] != '{' {
+		return "", errors.New("the arguments are not a JSON object")
+	}
+	n, complete := jsonValueEnd(r)
+	if !complete {
+		if !c.final {
+			return "", errNeedMore
+		}
+		return "", errors.New("the output ends inside the call's arguments")
+	}
+	obj, err := jsonObject(r[:n])
+	if err != nil {
+		return "", err
+	}
+	c.i += n
+	return obj, nil
+}
+
+// closing consumes the markers that end a call, each after optional
+// whitespace. At the end of the output a missing or partial marker is
+// accepted (the runtime may have consumed it as a stop token): the call is
+// complete and the section stops before the partial marker, which stays text.
+func (c *secScan) closing(markers ...string) error {
+	for _, m := range markers {
+		save := c.i
+		c.space()
+		switch c.lit(m) {
+		case litMatched:
+			continue
+		case litPartial:
+			if !c.final {
+				return errNeedMore
+			}
+			c.i = save
+			c.stopped = true
+			if strings.TrimLeft(c.rest(), " \t\r\n") == "" {
+				c.i = len(c.s) // trailing layout
+			}
+			return nil
+		}
+		return errors.New("the call is not closed by " + m)
+	}
+	return nil
+}

@@ -1,0 +1,263 @@
+package format
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/dragoman-dev/dragoman/chat"
+)
+
+// deepseek-v3.2-dsml: DeepSeek V3.2 (function_calls) and V4 (tool_calls)
+// "DSML" markup, one parameter element per argument:
+//
+//	<｜DSML｜function_calls>
+//	<｜DSML｜invoke name="get_weather">
+//	<｜DSML｜parameter name="location" string="true">Paris</｜DSML｜parameter>
+//	</｜DSML｜invoke>
+//	</｜DSML｜function_calls>
+//
+// string="true" values are raw text kept verbatim, string="false" values are
+// JSON; without the attribute a value is typed by the tool's schema
+// (Decision 7). An invoke may hold a JSON object instead of parameters
+// (SGLang accepts it). Whitespace between tags is layout. Reasoning is
+// <think>…</think>, forced open when thinking is on.
+func init() {
+	register(&Family{
+		ID:        "deepseek-v3.2-dsml",
+		Aliases:   []string{"deepseek_v32", "deepseek_v4", "deepseekv32", "deepseekv4"},
+		ThinkOpen: "<think>",
+		New: func(o Options) Parser {
+			return newEngine(&markup{
+				thinkOpen: "<think>", thinkClose: "</think>",
+				callOpen:         []string{dsmlFunctionCalls, dsmlToolCalls},
+				callEndsThinking: true,
+				section: func(buf string, final bool) (int, []call, bool, error) {
+					return sectionResult(dsmlSection(o.Tools, buf, final))
+				},
+			}, o)
+		},
+		// The templates build the tags from a dsml_token variable; the probe
+		// render shows them whole.
+		Detect: func(t string) bool {
+			return strings.Contains(t, dsmlInvoke) || strings.Contains(t, "'｜DSML｜'")
+		},
+	})
+}
+
+const (
+	dsmlFunctionCalls    = "<｜DSML｜function_calls>"
+	dsmlFunctionCallsEnd = "</｜DSML｜function_calls>"
+	dsmlToolCalls        = "<｜DSML｜tool_calls>"
+	dsmlToolCallsEnd     = "</｜DSML｜tool_calls>"
+	dsmlInvoke           = "<｜DSML｜invoke"
+	dsmlInvokeEnd        = "</｜DSML｜invoke>"
+	dsmlParam            = "<｜DSML｜parameter"
+	dsmlParamEnd         = "</｜DSML｜parameter>"
+)
+
+// dsmlSection parses a function_calls (or tool_calls) element. Its end tag
+// may be missing: the section then ends after its last invoke.
+func dsmlSection(tools []chat.Tool, buf string, final bool) (int, []call, error) {
+	opener, closer := dsmlFunctionCalls, dsmlFunctionCallsEnd
+	if strings.HasPrefix(buf, dsmlToolCalls) {
+		opener, closer = dsmlToolCalls, dsmlToolCallsEnd
+	}
+	c := &secScan{s: buf, i: len(opener), final: final}
+	var calls []call
+	end := 0 // after the last invoke
+	for {
+		c.space()
+		if c.i == len(c.s) && len(calls) > 0 {
+			if !final {
+				return 0, nil, errNeedMore
+			}
+			return c.i, calls, nil // trailing layout at the end of the output
+		}
+		closePartial := false
+		switch c.lit(closer) {
+		case litMatched:
+			if len(calls) == 0 {
+				return 0, nil, errors.New("the " + opener + " element holds no invoke")
+			}
+			return c.i, calls, nil
+		case litPartial:
+			closePartial = true
+		}
+		r := c.lit(dsmlInvoke)
+		if r == litMatched {
+			cl, err := dsmlInvokeCall(c, tools)
+			if err != nil {
+				return 0, nil, err
+			}
+			calls = append(calls, cl)
+			end = c.i
+			if c.stopped {
+				return end, calls, nil
+			}
+			continue
+		}
+		if (r == litPartial || closePartial) && !final {
+			return 0, nil, errNeedMore
+		}
+		if len(calls) == 0 {
+			return 0, nil, errors.New(opener + " is not followed by an invoke element")
+		}
+		return end, calls, nil // text after the last invoke, without the end tag
+	}
+}
+
+// dsmlInvokeCall parses one invoke element after "<｜DSML｜invoke".
+func dsmlInvokeCall(c *secScan, tools []chat.Tool) (call, error) {
+	attrs, err := c.attributes("invoke", ">")
+	if err != nil {
+		return call{}, err
+	}
+	name := attrs["name"]
+	if name == "" {
+		return call{}, errors.New("the invoke element has no name")
+	}
+	props := toolProperties(tools, name)
+	var keys []string
+	var values []any
+	for {
+		c.space()
+		if len(keys) == 0 && strings.HasPrefix(c.rest(), "{") {
+			// A JSON object as the whole body.
+			args, err := c.jsonObject()
+			if err != nil {
+				return call{}, err
+			}
+			if err := c.closing(dsmlInvokeEnd); err != nil {
+				return call{}, err
+			}
+			return call{name: name, args: args}, nil
+		}
+		endR := c.lit(dsmlInvokeEnd)
+		if endR == litMatched {
+			break
+		}
+		paramR := c.lit(dsmlParam)
+		if paramR == litMatched {
+			key, value, err := dsmlParameter(c, props)
+			if err != nil {
+				return call{}, err
+			}
+			keys = append(keys, key)
+			values = append(values, value)
+			continue
+		}
+		if endR == litPartial || paramR == litPartial {
+			if !c.final {
+				return call{}, errNeedMore
+			}
+			// The output ends after complete parameters: the call is
+			// accepted; a partial tag stays text.
+			if len(keys) == 0 {
+				return call{}, errors.New("the output ends in the invoke element of " + quote(name))
+			}
+			c.stopped = true
+			break
+		}
+		return call{}, errors.New("unexpected text in the invoke element of " + quote(name))
+	}
+	args, err := encodeArgs(keys, values)
+	if err != nil {
+		return call{}, err
+	}
+	return call{name: name, args: args}, nil
+}
+
+// dsmlParameter parses a parameter element after "<｜DSML｜parameter" and
+// types its value.
+func dsmlParameter(c *secScan, props map[string]json.RawMessage) (string, any, error) {
+	attrs, err := c.attributes("parameter", ">")
+	if err != nil {
+		return "", nil, err
+	}
+	key, ok := attrs["name"]
+	if !ok || key == "" {
+		return "", nil, errors.New("a parameter element has no name")
+	}
+	r := c.rest()
+	j := strings.Index(r, dsmlParamEnd)
+	if j < 0 {
+		if !c.final {
+			return "", nil, errNeedMore
+		}
+		return "", nil, errors.New("the output ends inside the parameter " + quote(key))
+	}
+	raw := r[:j]
+	c.i += j + len(dsmlParamEnd)
+	switch attrs["string"] {
+	case "true":
+		return key, raw, nil // verbatim
+	case "false":
+		if t := strings.TrimSpace(raw); json.Valid([]byte(t)) {
+			return key, json.RawMessage(t), nil
+		}
+	}
+	v, err := typeValue(raw, props[key])
+	if err != nil {
+		return "", nil, err
+	}
+	return key, v, nil
+}
+
+// attributes reads the attributes of a tag up to its end (">" in DSML,
+// "<|sep|>" in Kimi K3): name="value" pairs separated by whitespace. A value
+// may not span lines. what names the tag for errors.
+func (c *secScan) attributes(what, end string) (map[string]string, error) {
+	attrs := map[string]string{}
+	if r := c.rest(); r != "" && !isJSONSpace(r[0]) && !strings.HasPrefix(r, end) && !strings.HasPrefix(end, r) {
+		return nil, errors.New("malformed " + what + " tag")
+	}
+	for {
+		c.space()
+		switch c.lit(end) {
+		case litMatched:
+			return attrs, nil
+		case litPartial:
+			if c.final {
+				return nil, errors.New("the output ends inside the " + what + " tag")
+			}
+			return nil, errNeedMore
+		}
+		r := c.rest()
+		eq := strings.IndexByte(r, '=')
+		if eq < 0 {
+			if !c.final && !strings.ContainsAny(r, "<> \t\r\n\"") {
+				return nil, errNeedMore
+			}
+			return nil, errors.New("malformed " + what + " tag")
+		}
+		key := r[:eq]
+		if key == "" || strings.ContainsAny(key, "<> \t\r\n\"") {
+			return nil, errors.New("malformed " + what + " tag")
+		}
+		r = r[eq+1:]
+		if r == "" {
+			if !c.final {
+				return nil, errNeedMore
+			}
+			return nil, errors.New("the output ends inside the " + what + " tag")
+		}
+		if r[0] != '"' {
+			return nil, errors.New("malformed " + what + " tag")
+		}
+		// Checked before the value's end is seen, so that the chunking
+		// cannot change the outcome.
+		q := strings.IndexAny(r[1:], "\"\n")
+		if q < 0 {
+			if !c.final {
+				return nil, errNeedMore
+			}
+			return nil, errors.New("the output ends inside the " + what + " tag")
+		}
+		if r[1+q] != '"' {
+			return nil, errors.New("malformed " + what + " tag")
+		}
+		attrs[key] = r[1 : 1+q]
+		c.i += eq + 1 + q + 2
+	}
+}

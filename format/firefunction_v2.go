@@ -1,0 +1,62 @@
+package format
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+)
+
+// firefunction-v2: Fireworks FireFunction v2 (and what vLLM's phi4_mini_json
+// expects from Phi-4-mini). The calls are a JSON array after "functools":
+//
+//	functools[{"name": "get_weather", "arguments": {"location": "Paris"}}]
+//
+// The template joins content and calls with a space, which belongs to the
+// marker.
+func init() {
+	register(&Family{
+		ID:      "firefunction-v2",
+		Aliases: []string{"firefunction_v2", "phi4_mini_json"},
+		New: func(o Options) Parser {
+			return newEngine(&markup{callOpen: []string{" " + ffOpen, ffOpen}, section: ffSection}, o)
+		},
+		Detect: func(t string) bool {
+			return strings.Contains(t, "functools[") || strings.Contains(t, "<|tool|>") && strings.Contains(t, "<|/tool|>")
+		},
+	})
+}
+
+const ffOpen = "functools["
+
+func ffSection(buf string, final bool) (int, []call, bool, error) {
+	at := strings.Index(buf, ffOpen) + len(ffOpen) - 1 // the '['
+	end, complete := jsonValueEnd(buf[at:])
+	if !complete {
+		if !final {
+			return 0, nil, true, nil
+		}
+		return 0, nil, false, errors.New("the functools[…] list is incomplete")
+	}
+	calls, err := jsonCallList(buf[at : at+end])
+	if err != nil {
+		return 0, nil, false, err
+	}
+	return at + end, calls, false, nil
+}
+
+// jsonCallList decodes a JSON array of {"name", "arguments"} objects.
+func jsonCallList(s string) ([]call, error) {
+	var items []json.RawMessage
+	if err := json.Unmarshal([]byte(s), &items); err != nil {
+		return nil, errors.New("the call list is not a JSON array: " + err.Error())
+	}
+	calls := make([]call, 0, len(items))
+	for _, it := range items {
+		c, err := nameAndArguments(string(it))
+		if err != nil {
+			return nil, err
+		}
+		calls = append(calls, c)
+	}
+	return calls, nil
+}

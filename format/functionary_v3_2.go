@@ -1,0 +1,190 @@
+package format
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+)
+
+// functionary-v3.2: MeetKai Functionary v3.2. Every message starts with its
+// recipient after ">>>": "all" is the user (content), any other name is a tool
+// whose JSON arguments follow on the next line, "python" carries raw code:
+//
+//	>>>all
+//	Let me check.>>>get_weather
+//	{"location": "Paris"}
+//
+// The prompt ends with ">>>", so the output usually starts with the recipient
+// alone; the leading ">>>" is accepted too.
+func init() {
+	register(&Family{
+		ID:      "functionary-v3.2",
+		Aliases: []string{"functionary-v3-2", "functionary_v3_2"},
+		New: func(o Options) Parser {
+			e := newEngine(&markup{callOpen: []string{fv32Open}, section: fv32Section}, o)
+			return &leadEngine{engine: e, lead: fv32Lead}
+		},
+		Detect: func(t string) bool {
+			return strings.Contains(t, ">>>all") && strings.Contains(t, "'>>>' + tool_call")
+		},
+	})
+}
+
+const fv32Open = ">>>"
+
+func isRecipientChar(c byte) bool {
+	return c == '_' || c == '-' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// fv32Lead recognises the first message, whose ">>>" the prompt supplied: a
+// recipient name alone on the first line.
+func fv32Lead(buf string, final bool) (int, []call, bool, error) {
+	if strings.HasPrefix(buf, fv32Open) {
+		return 0, nil, false, nil
+	}
+	if strings.HasPrefix(fv32Open, buf) && !final {
+		return 0, nil, true, nil
+	}
+	i := 0
+	for i < len(buf) && isRecipientChar(buf[i]) {
+		i++
+	}
+	switch {
+	case i == len(buf) && !final:
+		return 0, nil, true, nil
+	case i == 0 || i == len(buf) || buf[i] != '\n':
+		return 0, nil, false, nil // not a recipient line: plain content
+	}
+	n, calls, needMore, err := fv32Section(fv32Open+buf, final)
+	if needMore || err != nil {
+		return 0, nil, needMore, err
+	}
+	return n - len(fv32Open), calls, false, nil
+}
+
+// fv32Section parses one ">>>recipient\n…" message header and, for a tool, the
+// arguments after it.
+func fv32Section(buf string, final bool) (int, []call, bool, error) {
+	i := len(fv32Open)
+	for i < len(buf) && isRecipientChar(buf[i]) {
+		i++
+	}
+	name := buf[len(fv32Open):i]
+	if i == len(buf) {
+		if !final {
+			return 0, nil, true, nil
+		}
+		if name == "all" {
+			return i, nil, false, nil
+		}
+		return 0, nil, false, errors.New("the message to " + quote(name) + " has no body")
+	}
+	if name == "" || buf[i] != '\n' {
+		return 0, nil, false, errors.New(`">>>" is not followed by a recipient on its own line`)
+	}
+	head := i + 1
+	body := buf[head:]
+	switch name {
+	case "all":
+		return head, nil, false, nil
+	case "python":
+		end := strings.Index(body, fv32Open)
+		if end < 0 {
+			if !final {
+				return 0, nil, true, nil
+			}
+			end = len(body)
+		}
+		code := body[:end]
+		if strings.TrimSpace(code) == "" {
+			return 0, nil, false, errors.New("the message to python has no code")
+		}
+		args, _ := jsonMarshalString(code)
+		return head + end, []call{{name: "python", args: `{"code": ` + args + `}`}}, false, nil
+	}
+	end, complete := jsonValueEnd(body)
+	if !complete {
+		if !final {
+			return 0, nil, true, nil
+		}
+		return 0, nil, false, errors.New("the arguments of " + quote(name) + " are incomplete")
+	}
+	args, err := jsonObject(body[:end])
+	if err != nil {
+		return 0, nil, false, errors.New("the arguments of " + quote(name) + " are not a JSON object")
+	}
+	return head + end, []call{{name: name, args: args}}, false, nil
+}
+
+func jsonMarshalString(s string) (string, error) {
+	b, err := json.Marshal(s)
+	return string(b), err
+}
+
+// leadEngine runs an engine whose output may begin with a section that has no
+// opener of its own (functionary-v3.2's first recipient, whose ">>>" the prompt
+// supplied; xLAM's bare array). lead decides on the start of the output: it
+// returns the length and calls of such a section, 0 when the output does not
+// start with one (it is then left to the engine), needMore while it cannot
+// tell, or an error for a malformed leading section (kept as content).
+// (Used by several family files.)
+type leadEngine struct {
+	*engine
+	lead    sectionFunc
+	pending string
+	decided bool
+}
+
+func (l *leadEngine) Feed(chunk string) []Event {
+	if l.decided {
+		return l.engine.Feed(chunk)
+	}
+	l.pending += chunk
+	return l.decide(false)
+}
+
+func (l *leadEngine) Close() []Event {
+	var out []Event
+	if !l.decided {
+		out = l.decide(true)
+	}
+	return append(out, l.engine.Close()...)
+}
+
+func (l *leadEngine) decide(final bool) []Event {
+	n, calls, needMore, err := l.lead(l.pending, final)
+	if needMore && !final {
+		return nil
+	}
+	l.decided = true
+	if err != nil {
+		l.engine.diag("malformed-call", err.Error(), 0)
+		n, calls = 0, nil
+	}
+	var out []Event
+	if n > 0 {
+		l.engine.offset += n
+		l.engine.markupBytes += n
+		out = l.engine.emitCalls(calls, 0)
+	}
+	rest := l.pending[n:]
+	l.pending = ""
+	return append(out, l.engine.Feed(rest)...)
+}
+
+// emitCalls turns parsed calls into events as the engine does for a section
+// at offset: undeclared tools get a diagnostic, calls without an id get one.
+func (e *engine) emitCalls(calls []call, offset int) []Event {
+	var events []Event
+	for _, c := range calls {
+		if _, ok := toolSchema(e.opts.Tools, c.name); !ok && len(e.opts.Tools) > 0 {
+			e.diag("unknown-tool", "the model called "+quote(c.name)+", which the request did not offer", offset)
+		}
+		if c.id == "" {
+			c.id = e.newID()
+		}
+		events = append(events, callEvents(e.calls, c.id, c.name, c.args)...)
+		e.calls++
+	}
+	return events
+}

@@ -1,0 +1,428 @@
+package format
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// gemma4: Google Gemma 4. A call is written in Gemma's key:value syntax, with
+// strings between <|"|> quotes:
+//
+//	<|tool_call>call:get_weather{location:<|"|>Paris<|"|>}<tool_call|>
+//
+// After its last call the model writes <|tool_response>, which ends the tool
+// round: it is markup, not content. Reasoning is <|channel>thought\n…<channel|>;
+// the channel name "thought" is markup too.
+func init() {
+	register(&Family{
+		ID:        "gemma4",
+		Aliases:   []string{"gemma4-no-thinking"},
+		ThinkOpen: gemma4ThinkOpen,
+		New: func(o Options) Parser {
+			return &gemma4Parser{engine: newEngine(&markup{
+				thinkOpen: gemma4ThinkOpen, thinkClose: gemma4ThinkClose,
+				callOpen:         []string{gemma4CallOpen},
+				callEndsThinking: true,
+				section: func(buf string, final bool) (int, []call, bool, error) {
+					return keyValueSection(buf, final, gemma4CallOpen, gemma4CallClose, gemma4Quote, gemma4ToolResponse)
+				},
+			}, o), deciding: true}
+		},
+		Detect: func(t string) bool {
+			return strings.Contains(t, gemma4CallOpen) && strings.Contains(t, gemma4Quote)
+		},
+	})
+}
+
+const (
+	gemma4ThinkOpen    = "<|channel>"
+	gemma4ThinkClose   = "<channel|>"
+	gemma4Channel      = "thought"
+	gemma4CallOpen     = "<|tool_call>"
+	gemma4CallClose    = "<tool_call|>"
+	gemma4Quote        = `<|"|>`
+	gemma4ToolResponse = "<|tool_response>"
+)
+
+// gemma4Parser is the engine with the reasoning channel's name removed: the
+// reasoning text starts "thought" and a newline, which the model writes as the
+// channel header.
+type gemma4Parser struct {
+	*engine
+	deciding bool   // the start of the reasoning may still be the channel name
+	pending  string // reasoning held while deciding
+	stripped int    // bytes of channel name (and the whitespace after it) removed
+}
+
+func (p *gemma4Parser) Feed(chunk string) []Event { return p.filter(p.engine.Feed(chunk), false) }
+func (p *gemma4Parser) Close() []Event            { return p.filter(p.engine.Close(), true) }
+
+func (p *gemma4Parser) markupLen() int { return p.engine.markupLen() + p.stripped }
+
+// filter removes the channel name from the start of the reasoning. Reasoning
+// only comes first, so any other event ends the decision.
+func (p *gemma4Parser) filter(events []Event, closing bool) []Event {
+	if !p.deciding {
+		return events
+	}
+	var out []Event
+	for i, ev := range events {
+		if !p.deciding {
+			return append(out, events[i:]...)
+		}
+		if ev.Kind == Reasoning {
+			p.pending += ev.Text
+			out = p.decide(out, false)
+			continue
+		}
+		out = p.decide(out, true)
+		out = append(out, ev)
+	}
+	if closing && p.deciding {
+		out = p.decide(out, true)
+	}
+	return out
+}
+
+// decide looks at the held reasoning: the channel name followed by
+// whitespace (or by the end of the reasoning) is removed with that whitespace.
+func (p *gemma4Parser) decide(out []Event, end bool) []Event {
+	s := p.pending
+	rest := s
+	switch {
+	case len(s) <= len(gemma4Channel) && strings.HasPrefix(gemma4Channel, s):
+		if !end {
+			return out
+		}
+		if s == gemma4Channel {
+			rest = ""
+		}
+	case strings.HasPrefix(s, gemma4Channel):
+		r, _ := utf8.DecodeRuneInString(s[len(gemma4Channel):])
+		if unicode.IsSpace(r) {
+			rest = strings.TrimLeftFunc(s[len(gemma4Channel):], unicode.IsSpace)
+			if rest == "" && !end {
+				return out
+			}
+		}
+	}
+	p.stripped += len(s) - len(rest)
+	p.pending, p.deciding = "", false
+	if rest != "" {
+		out = append(out, Event{Kind: Reasoning, Text: rest})
+	}
+	return out
+}
+
+// errKVIncomplete says the text ends before the construct does.
+var errKVIncomplete = errors.New("incomplete")
+
+// keyValueSection parses one open…close call in Gemma's key:value syntax
+// (gemma4, functiongemma): call:NAME{key:value,…}. The end marker may be
+// missing at the end of the output when the body is complete. after is a
+// marker that may follow the end marker and belongs to the section.
+func keyValueSection(buf string, final bool, open, close, quote, after string) (int, []call, bool, error) {
+	body := buf[len(open):]
+	m, name, args, err := parseKeyValueCall(body, quote)
+	switch {
+	case err == errKVIncomplete && !final:
+		return 0, nil, true, nil
+	case err == errKVIncomplete:
+		return 0, nil, false, errors.New("the " + open + " call is not closed and its body is incomplete")
+	case err != nil:
+		return 0, nil, false, errors.New("the " + open + " call is not valid: " + err.Error())
+	}
+	rest := strings.TrimLeft(body[m:], " \t\r\n")
+	n := len(open) + len(body) - len(rest)
+	switch {
+	case strings.HasPrefix(rest, close):
+		n += len(close)
+	case !final && strings.HasPrefix(close, rest):
+		return 0, nil, true, nil
+	case final && rest == "":
+		// The end marker was consumed as a stop token.
+	default:
+		return 0, nil, false, errors.New("the " + open + " call is not followed by " + close)
+	}
+	if after != "" {
+		tail := buf[n:]
+		switch {
+		case strings.HasPrefix(tail, after):
+			n += len(after)
+		case !final && strings.HasPrefix(after, tail):
+			return 0, nil, true, nil
+		}
+	}
+	return n, []call{{name: name, args: args}}, false, nil
+}
+
+// parseKeyValueCall parses call:NAME{…} at the start of s (after whitespace)
+// and returns how many bytes it takes, the name, and the arguments as JSON.
+func parseKeyValueCall(s, quote string) (int, string, string, error) {
+	const prefix = "call:"
+	p := &kvParser{s: s, quote: quote}
+	p.space()
+	rest := s[p.i:]
+	if len(rest) < len(prefix) {
+		if strings.HasPrefix(prefix, rest) {
+			return 0, "", "", errKVIncomplete
+		}
+		return 0, "", "", errors.New(`it does not start with "call:"`)
+	}
+	if !strings.HasPrefix(rest, prefix) {
+		return 0, "", "", errors.New(`it does not start with "call:"`)
+	}
+	p.i += len(prefix)
+	// The name runs to '{'; the first character that cannot be in a name
+	// makes the call invalid (reported with the name up to it, so that the
+	// message does not depend on how much output has arrived).
+	j := p.i
+	for ; j < len(s) && s[j] != '{'; j++ {
+		if strings.IndexByte(" \t\r\n<>}[],:\"", s[j]) >= 0 {
+			return 0, "", "", errors.New("the function name " + kvQuoteJSON(s[p.i:j+1]) + " is not valid")
+		}
+	}
+	if j == len(s) {
+		return 0, "", "", errKVIncomplete
+	}
+	name := s[p.i:j]
+	if name == "" {
+		return 0, "", "", errors.New("the function name is empty")
+	}
+	p.i = j
+	if err := p.object(0); err != nil {
+		return 0, "", "", err
+	}
+	return p.i, name, p.b.String(), nil
+}
+
+func kvQuoteJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// kvParser turns Gemma's key:value syntax into JSON text, in the order written.
+type kvParser struct {
+	s     string
+	i     int
+	quote string // string delimiter: <|"|> (Gemma 4) or <escape> (FunctionGemma)
+	b     strings.Builder
+}
+
+const kvMaxDepth = 64
+
+func (p *kvParser) space() {
+	for p.i < len(p.s) && isJSONSpace(p.s[p.i]) {
+		p.i++
+	}
+}
+
+// object parses {key:value,…} at p.i.
+func (p *kvParser) object(depth int) error {
+	if depth > kvMaxDepth {
+		return errors.New("the arguments are nested too deeply")
+	}
+	p.i++ // {
+	p.b.WriteByte('{')
+	for first := true; ; first = false {
+		p.space()
+		if p.i == len(p.s) {
+			return errKVIncomplete
+		}
+		if p.s[p.i] == '}' {
+			p.i++
+			p.b.WriteByte('}')
+			return nil
+		}
+		if !first {
+			if p.s[p.i] != ',' {
+				return errors.New("expected ',' or '}' at " + kvQuoteJSON(p.near()))
+			}
+			p.i++
+			p.space()
+			if p.i == len(p.s) {
+				return errKVIncomplete
+			}
+			if p.s[p.i] == '}' { // trailing comma
+				p.i++
+				p.b.WriteByte('}')
+				return nil
+			}
+			p.b.WriteByte(',')
+		}
+		key, err := p.key()
+		if err != nil {
+			return err
+		}
+		p.b.WriteString(kvQuoteJSON(key))
+		p.b.WriteByte(':')
+		if err := p.value(depth); err != nil {
+			return err
+		}
+	}
+}
+
+// key parses a key and its colon: bare, quoted, or a JSON string.
+func (p *kvParser) key() (string, error) {
+	var key string
+	switch {
+	case strings.HasPrefix(p.s[p.i:], p.quote) || strings.HasPrefix(p.s[p.i:], `"`):
+		v, err := p.stringValue()
+		if err != nil {
+			return "", err
+		}
+		key = v
+		p.space()
+	case strings.HasPrefix(p.quote, p.s[p.i:]):
+		return "", errKVIncomplete
+	default:
+		j := p.i
+		for j < len(p.s) && !strings.ContainsRune(":,{}[]<", rune(p.s[j])) {
+			j++
+		}
+		if j == len(p.s) {
+			return "", errKVIncomplete
+		}
+		key = strings.TrimSpace(p.s[p.i:j])
+		if key == "" {
+			return "", errors.New("a key is missing at " + kvQuoteJSON(p.near()))
+		}
+		p.i = j
+	}
+	if p.i == len(p.s) {
+		return "", errKVIncomplete
+	}
+	if p.s[p.i] != ':' {
+		return "", errors.New("expected ':' after key " + kvQuoteJSON(key))
+	}
+	p.i++
+	return key, nil
+}
+
+// stringValue parses a quoted string (kept literally) or a JSON string
+// (decoded) at p.i.
+func (p *kvParser) stringValue() (string, error) {
+	if strings.HasPrefix(p.s[p.i:], p.quote) {
+		start := p.i + len(p.quote)
+		end := strings.Index(p.s[start:], p.quote)
+		if end < 0 {
+			return "", errKVIncomplete
+		}
+		p.i = start + end + len(p.quote)
+		return p.s[start : start+end], nil
+	}
+	n, complete := jsonValueEnd(p.s[p.i:])
+	if !complete {
+		return "", errKVIncomplete
+	}
+	var v string
+	if err := json.Unmarshal([]byte(p.s[p.i:p.i+n]), &v); err != nil {
+		return "", errors.New("a string is not valid JSON: " + err.Error())
+	}
+	p.i += n
+	return v, nil
+}
+
+// value parses one value at p.i (after whitespace) and writes it as JSON.
+func (p *kvParser) value(depth int) error {
+	p.space()
+	if p.i == len(p.s) {
+		return errKVIncomplete
+	}
+	rest := p.s[p.i:]
+	switch {
+	case strings.HasPrefix(rest, p.quote) || rest[0] == '"':
+		v, err := p.stringValue()
+		if err != nil {
+			return err
+		}
+		p.b.WriteString(kvQuoteJSON(v))
+		return nil
+	case strings.HasPrefix(p.quote, rest):
+		return errKVIncomplete
+	case rest[0] == '{':
+		return p.object(depth + 1)
+	case rest[0] == '[':
+		return p.array(depth + 1)
+	}
+	// A bare value: a number, true, false or null, or else text.
+	j := p.i
+	for j < len(p.s) && !strings.ContainsRune(",}]", rune(p.s[j])) && !strings.HasPrefix(p.s[j:], "<") {
+		j++
+	}
+	if j == len(p.s) {
+		return errKVIncomplete
+	}
+	raw := strings.TrimSpace(p.s[p.i:j])
+	if raw == "" {
+		return errors.New("a value is missing at " + kvQuoteJSON(p.near()))
+	}
+	p.i = j
+	if kvIsScalar(raw) {
+		p.b.WriteString(raw)
+	} else {
+		p.b.WriteString(kvQuoteJSON(raw))
+	}
+	return nil
+}
+
+// array parses [value,…] at p.i.
+func (p *kvParser) array(depth int) error {
+	if depth > kvMaxDepth {
+		return errors.New("the arguments are nested too deeply")
+	}
+	p.i++ // [
+	p.b.WriteByte('[')
+	for first := true; ; first = false {
+		p.space()
+		if p.i == len(p.s) {
+			return errKVIncomplete
+		}
+		if p.s[p.i] == ']' {
+			p.i++
+			p.b.WriteByte(']')
+			return nil
+		}
+		if !first {
+			if p.s[p.i] != ',' {
+				return errors.New("expected ',' or ']' at " + kvQuoteJSON(p.near()))
+			}
+			p.i++
+			p.space()
+			if p.i == len(p.s) {
+				return errKVIncomplete
+			}
+			if p.s[p.i] == ']' {
+				p.i++
+				p.b.WriteByte(']')
+				return nil
+			}
+			p.b.WriteByte(',')
+		}
+		if err := p.value(depth); err != nil {
+			return err
+		}
+	}
+}
+
+// near is the character at p.i, for error messages (only what has arrived
+// for certain, so that messages do not depend on chunking).
+func (p *kvParser) near() string {
+	_, n := utf8.DecodeRuneInString(p.s[p.i:])
+	return p.s[p.i : p.i+n]
+}
+
+// kvIsScalar reports whether s is a JSON number, true, false or null.
+func kvIsScalar(s string) bool {
+	switch s {
+	case "true", "false", "null":
+		return true
+	}
+	if s[0] != '-' && (s[0] < '0' || s[0] > '9') {
+		return false
+	}
+	return json.Valid([]byte(s))
+}

@@ -1,0 +1,174 @@
+package format
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/dragoman-dev/dragoman/chat"
+)
+
+// hunyuan-hy3: Tencent Hunyuan HY3. GLM-style key/value calls in a wrapper,
+// every tag suffixed ":opensource":
+//
+//	<tool_calls:opensource>
+//	<tool_call:opensource>get_weather<tool_sep:opensource>
+//	<arg_key:opensource>location</arg_key:opensource>
+//	<arg_value:opensource>Paris</arg_value:opensource>
+//	</tool_call:opensource>
+//	</tool_calls:opensource>
+//
+// Values are raw text typed by the tool's schema. Reasoning is
+// <think:opensource>…</think:opensource>.
+func init() {
+	register(&Family{
+		ID:        "hunyuan-hy3",
+		Aliases:   []string{"hy_v3", "hy3"},
+		ThinkOpen: "<think:opensource>",
+		New: func(o Options) Parser {
+			return newEngine(&markup{
+				thinkOpen: "<think:opensource>", thinkClose: "</think:opensource>",
+				callOpen:         []string{hy3Tags.wrapOpen},
+				callEndsThinking: true,
+				section: func(buf string, final bool) (int, []call, bool, error) {
+					return hy3Tags.wrapped(o.Tools, buf, final)
+				},
+			}, o)
+		},
+		Detect: func(t string) bool {
+			return strings.Contains(t, "<tool_calls") && strings.Contains(t, ":opensource")
+		},
+	})
+}
+
+var hy3Tags = &kvTags{
+	wrapOpen: "<tool_calls:opensource>", wrapClose: "</tool_calls:opensource>",
+	callOpen: "<tool_call:opensource>", callClose: "</tool_call:opensource>",
+	sep:     "<tool_sep:opensource>",
+	keyOpen: "<arg_key:opensource>", keyClose: "</arg_key:opensource>",
+	valOpen: "<arg_value:opensource>", valClose: "</arg_value:opensource>",
+}
+
+// kvTags describes GLM-style calls: a name, then <key>K</key><value>V</value>
+// pairs, each call in callOpen…callClose, optionally all in
+// wrapOpen…wrapClose. Keys and values pair by order; values are raw text typed
+// by schema (Decision 7). (Also used by longcat.)
+type kvTags struct {
+	wrapOpen, wrapClose string
+	callOpen, callClose string
+	sep                 string // ends the name when present; else a newline or keyOpen does
+	keyOpen, keyClose   string
+	valOpen, valClose   string
+}
+
+func trimLayout(s string) string { return strings.TrimLeft(s, " \t\r\n") }
+
+// wrapped parses wrapOpen, one or more calls, wrapClose. A missing wrapClose
+// is accepted after at least one call (a stop token, or text after the
+// calls).
+func (t *kvTags) wrapped(tools []chat.Tool, buf string, final bool) (int, []call, bool, error) {
+	i := len(t.wrapOpen)
+	var calls []call
+	for {
+		rest := buf[i:]
+		trimmed := trimLayout(rest)
+		i += len(rest) - len(trimmed)
+		switch {
+		case strings.HasPrefix(trimmed, t.wrapClose):
+			if len(calls) == 0 {
+				return 0, nil, false, errors.New(t.wrapOpen + " holds no call")
+			}
+			return i + len(t.wrapClose), calls, false, nil
+		case strings.HasPrefix(trimmed, t.callOpen):
+			n, c, needMore, err := t.block(tools, trimmed, final)
+			if needMore || err != nil {
+				return 0, nil, needMore, err
+			}
+			calls = append(calls, c)
+			i += n
+			continue
+		case !final && (strings.HasPrefix(t.wrapClose, trimmed) || strings.HasPrefix(t.callOpen, trimmed)):
+			return 0, nil, true, nil
+		case len(calls) > 0:
+			return i, calls, false, nil
+		}
+		return 0, nil, false, errors.New(t.wrapOpen + " is not followed by " + t.callOpen)
+	}
+}
+
+// block parses one callOpen … callClose call at the start of buf. At the end of
+// the output a missing callClose is accepted when the body ends with a
+// complete pair (or the name alone).
+func (t *kvTags) block(tools []chat.Tool, buf string, final bool) (int, call, bool, error) {
+	body := buf[len(t.callOpen):]
+	end := strings.Index(body, t.callClose)
+	n := len(t.callOpen) + end + len(t.callClose)
+	unterminated := end < 0
+	if unterminated {
+		if !final {
+			return 0, call{}, true, nil
+		}
+		end, n = len(body), len(buf)
+	}
+	name, keys, values, err := t.parseBody(body[:end], unterminated)
+	if err != nil {
+		return 0, call{}, false, err
+	}
+	args, err := typedArgs(tools, name, keys, values)
+	if err != nil {
+		return 0, call{}, false, err
+	}
+	return n, call{name: name, args: args}, false, nil
+}
+
+// parseBody splits a call body into its name and key/value pairs.
+// unterminated says the call's end marker is missing (end of output).
+func (t *kvTags) parseBody(body string, unterminated bool) (string, []string, []string, error) {
+	var name string
+	if t.sep != "" && strings.Contains(body, t.sep) {
+		name, body, _ = strings.Cut(body, t.sep)
+	} else {
+		cut := len(body)
+		if i := strings.IndexByte(body, '\n'); i >= 0 {
+			cut = i
+		}
+		if i := strings.Index(body, t.keyOpen); i >= 0 && i < cut {
+			cut = i
+		}
+		name, body = body[:cut], body[cut:]
+	}
+	name = strings.TrimSpace(name)
+	if name == "" || strings.ContainsAny(name, "<>") {
+		return "", nil, nil, errors.New("the " + t.callOpen + " call has no valid function name")
+	}
+	var keys, values []string
+	for {
+		body = trimLayout(body)
+		if body == "" {
+			return name, keys, values, nil
+		}
+		if !strings.HasPrefix(body, t.keyOpen) {
+			if strings.HasPrefix(body, t.valOpen) {
+				return "", nil, nil, errors.New("unbalanced key/value pairs in the call to " + quote(name))
+			}
+			if unterminated {
+				return "", nil, nil, errors.New("the call to " + quote(name) + " is not closed and its body is incomplete")
+			}
+			return "", nil, nil, errors.New("unexpected text in the call to " + quote(name))
+		}
+		k, rest, ok := strings.Cut(body[len(t.keyOpen):], t.keyClose)
+		if !ok {
+			return "", nil, nil, errors.New("the call to " + quote(name) + " has an unterminated key")
+		}
+		rest = trimLayout(rest)
+		if !strings.HasPrefix(rest, t.valOpen) {
+			return "", nil, nil, errors.New("unbalanced key/value pairs in the call to " + quote(name))
+		}
+		v, after, ok := strings.Cut(rest[len(t.valOpen):], t.valClose)
+		if !ok {
+			return "", nil, nil, errors.New("the call to " + quote(name) + " has an unterminated value")
+		}
+		keys = append(keys, strings.TrimSpace(k))
+		values = append(values, v)
+		body = after
+	}
+}

@@ -1,0 +1,131 @@
+package format
+
+import (
+	"errors"
+	"strings"
+)
+
+// kimi-k2: Moonshot Kimi K2 / K2-Instruct / K2-Thinking. Each call carries
+// its id, functions.NAME:IDX, and JSON arguments:
+//
+//	<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"location": "Paris"}<|tool_call_end|><|tool_calls_section_end|>
+//
+// Reasoning is <think>…</think> (K2-Thinking), not forced open; a call
+// section inside open reasoning ends it.
+func init() {
+	register(&Family{
+		ID:        "kimi-k2",
+		Aliases:   []string{"kimi_k2"},
+		ThinkOpen: "<think>",
+		New: func(o Options) Parser {
+			return newEngine(&markup{
+				thinkOpen: "<think>", thinkClose: "</think>",
+				callOpen:         []string{kimiSectionBegin, kimiSectionBeginAlt},
+				callEndsThinking: true,
+				section: func(buf string, final bool) (int, []call, bool, error) {
+					return sectionResult(kimiSection(buf, final))
+				},
+			}, o)
+		},
+		Detect: func(t string) bool {
+			return strings.Contains(t, kimiSectionBegin) && strings.Contains(t, kimiArgBegin)
+		},
+	})
+}
+
+const (
+	kimiSectionBegin = "<|tool_calls_section_begin|>"
+	kimiSectionEnd   = "<|tool_calls_section_end|>"
+	// The singular spelling some Kimi checkpoints emit (vLLM accepts it).
+	kimiSectionBeginAlt = "<|tool_call_section_begin|>"
+	kimiSectionEndAlt   = "<|tool_call_section_end|>"
+	kimiCallBegin       = "<|tool_call_begin|>"
+	kimiArgBegin        = "<|tool_call_argument_begin|>"
+	kimiCallEnd         = "<|tool_call_end|>"
+)
+
+// kimiSection parses a section of calls. Its end marker may be missing: the
+// section then ends after its last call.
+func kimiSection(buf string, final bool) (int, []call, error) {
+	opener := kimiSectionBegin
+	if strings.HasPrefix(buf, kimiSectionBeginAlt) {
+		opener = kimiSectionBeginAlt
+	}
+	c := &secScan{s: buf, i: len(opener), final: final}
+	var calls []call
+	end := 0 // after the last call
+	for {
+		c.space()
+		if c.i == len(c.s) && len(calls) > 0 {
+			if !final {
+				return 0, nil, errNeedMore
+			}
+			return c.i, calls, nil // trailing layout at the end of the output
+		}
+		endPartial := false
+		for _, end := range []string{kimiSectionEnd, kimiSectionEndAlt} {
+			switch c.lit(end) {
+			case litMatched:
+				if len(calls) == 0 {
+					return 0, nil, errors.New("the tool-call section holds no call")
+				}
+				return c.i, calls, nil
+			case litPartial:
+				endPartial = true
+			}
+		}
+		r := c.lit(kimiCallBegin)
+		if r == litMatched {
+			cl, err := kimiCall(c)
+			if err != nil {
+				return 0, nil, err
+			}
+			calls = append(calls, cl)
+			end = c.i
+			if c.stopped {
+				return end, calls, nil
+			}
+			continue
+		}
+		if (r == litPartial || endPartial) && !final {
+			return 0, nil, errNeedMore
+		}
+		if len(calls) == 0 {
+			return 0, nil, errors.New(opener + " is not followed by " + kimiCallBegin)
+		}
+		// Text after the last call, without the end marker: it is content.
+		return end, calls, nil
+	}
+}
+
+// kimiCall parses functions.NAME:IDX<|tool_call_argument_begin|>{JSON}<|tool_call_end|>.
+func kimiCall(c *secScan) (call, error) {
+	ref, err := c.until(kimiArgBegin, "the call id")
+	if err != nil {
+		return call{}, err
+	}
+	id, name := kimiCallRef(strings.TrimSpace(ref))
+	if name == "" {
+		return call{}, errors.New("the call has no name before " + kimiArgBegin)
+	}
+	args, err := c.jsonObject()
+	if err != nil {
+		return call{}, err
+	}
+	if err := c.closing(kimiCallEnd); err != nil {
+		return call{}, err
+	}
+	return call{id: id, name: name, args: args}, nil
+}
+
+// kimiCallRef splits functions.NAME:IDX: the whole is the id, the name is
+// what lies between functions. and the last colon. Without a numeric index
+// the text is only a name, and no id.
+func kimiCallRef(ref string) (id, name string) {
+	name = strings.TrimPrefix(ref, "functions.")
+	i := strings.LastIndexByte(name, ':')
+	if i < 0 || i == len(name)-1 || strings.Trim(name[i+1:], "0123456789") != "" {
+		return "", name
+	}
+	return ref, name[:i]
+}

@@ -1,0 +1,41 @@
+package format
+
+import "strings"
+
+// laguna: Poolside Laguna (S-2.1, XS-2.1, XS.2), a GLM-derived format: the
+// calls of glm-4.5-4.7 (with newlines in the XS layout, without in S-2.1),
+// in XML-like turns that end with </assistant>:
+//
+//	<tool_call>get_weather
+//	<arg_key>location</arg_key>
+//	<arg_value>Paris</arg_value>
+//	</tool_call>
+//
+// Reasoning is <think>…</think>, forced open when thinking is on. The end of
+// the turn, </assistant>, is markup: it is dropped, and text after it stays
+// content.
+func init() {
+	register(&Family{
+		ID:        "laguna",
+		Aliases:   []string{"poolside-v1", "poolside_v1"},
+		ThinkOpen: "<think>",
+		New: func(o Options) Parser {
+			return withLeadingClose(newEngine(&markup{
+				thinkOpen: "<think>", thinkClose: "</think>",
+				callOpen:         []string{glmOpen, lagunaTurnEnd},
+				callEndsThinking: true,
+				section: func(buf string, final bool) (int, []call, bool, error) {
+					if strings.HasPrefix(buf, lagunaTurnEnd) {
+						return len(lagunaTurnEnd), nil, false, nil
+					}
+					return glmSection(buf, final, o.Tools)
+				},
+			}, o), "</think>", o)
+		},
+		Detect: func(t string) bool {
+			return glmProbe(t) && strings.Contains(t, lagunaTurnEnd)
+		},
+	})
+}
+
+const lagunaTurnEnd = "</assistant>"

@@ -1,0 +1,112 @@
+package format
+
+import (
+	"errors"
+	"strings"
+)
+
+// lfm2: Liquid LFM2 / LFM2.5. Calls are a Python call list, or a JSON array
+// or object of {"name", "arguments"} (Decision 4), between markers:
+//
+//	<|tool_call_start|>[get_weather(location='Paris'), get_time(zone='Europe/Paris')]<|tool_call_end|>
+//	<|tool_call_start|>[{"name": "get_weather", "arguments": {"location": "Paris"}}]<|tool_call_end|>
+//
+// Reasoning is <think>…</think> (thinking variants, not forced open by the
+// corpus templates).
+func init() {
+	register(&Family{
+		ID:        "lfm2",
+		Aliases:   []string{"lfm2-thinking"},
+		ThinkOpen: "<think>",
+		New: func(o Options) Parser {
+			return newEngine(&markup{
+				thinkOpen: "<think>", thinkClose: "</think>",
+				callOpen:         []string{lfm2Open},
+				callEndsThinking: true,
+				section:          pyBlockSection(lfm2Open, lfm2Close, true),
+			}, o)
+		},
+		Detect: func(t string) bool {
+			return strings.Contains(t, lfm2Open) || strings.Contains(t, "<|tool_list_start|>") ||
+				strings.Contains(t, "List of tools: [")
+		},
+	})
+}
+
+const (
+	lfm2Open  = "<|tool_call_start|>"
+	lfm2Close = "<|tool_call_end|>"
+)
+
+// pyBlockSection parses a block of Python-style calls between open and close
+// (bracketed or bare, one per line); with acceptJSON, a JSON array or object
+// of {"name", "arguments"} too. The close marker may be missing at the end of
+// the output (a stop token the runtime consumed): then complete calls at the
+// start of the rest are accepted, and what follows them stays content.
+func pyBlockSection(open, close string, acceptJSON bool) sectionFunc {
+	return func(buf string, final bool) (int, []call, bool, error) {
+		body := buf[len(open):]
+		end := strings.Index(body, close)
+		if end < 0 && !final {
+			return 0, nil, true, nil
+		}
+		text := body
+		if end >= 0 {
+			text = body[:end]
+		}
+		calls, n, err := pyBlockCalls(text, acceptJSON)
+		if err != nil {
+			if end < 0 {
+				return 0, nil, false, errors.New("the " + open + " block is not closed and its calls are incomplete: " + err.Error())
+			}
+			return 0, nil, false, err
+		}
+		if end < 0 {
+			return len(open) + n, calls, false, nil
+		}
+		if rest := strings.TrimSpace(text[n:]); rest != "" {
+			return 0, nil, false, errors.New("unexpected text after the calls in the " + open + " block: " + quote(clip(rest, 20)))
+		}
+		return len(open) + end + len(close), calls, false, nil
+	}
+}
+
+// pyBlockCalls parses the calls at the start of text; n is the length they
+// take.
+func pyBlockCalls(text string, acceptJSON bool) ([]call, int, error) {
+	trimmed := strings.TrimLeft(text, " \t\r\n")
+	lead := len(text) - len(trimmed)
+	if acceptJSON && (strings.HasPrefix(trimmed, "{") || strings.HasPrefix(strings.TrimLeft(strings.TrimPrefix(trimmed, "["), " \t\r\n"), "{")) {
+		n, complete := jsonValueEnd(trimmed)
+		if !complete {
+			return nil, 0, errors.New("the JSON calls are incomplete")
+		}
+		calls, err := mistralJSONCalls(trimmed[:n])
+		if err != nil {
+			return nil, 0, err
+		}
+		return calls, lead + n, nil
+	}
+	pcs, n, err := parsePyCalls(text)
+	if err == errPyIncomplete && pcs != nil {
+		err = nil
+	}
+	if err != nil {
+		if err == errPyIncomplete {
+			return nil, 0, errors.New("the call list is incomplete")
+		}
+		return nil, 0, errors.New("the calls are not valid Python: " + err.Error())
+	}
+	calls := make([]call, len(pcs))
+	for i, pc := range pcs {
+		calls[i] = call{name: pc.Name, args: pc.Args}
+	}
+	return calls, n, nil
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}

@@ -1,0 +1,40 @@
+package format
+
+import "testing"
+
+func init() {
+	contradicted["sglang-067"] = `Decision 1: "Calls to undeclared tools are returned, not dropped" (SGLang drops unknown_function)`
+	// The harness reads think:true as a prompt that left reasoning open, but
+	// Ollama's lfm2-thinking parser only enables <think> detection: LFM2
+	// templates never force reasoning open.
+	forced := `Rules/Reasoning: "With reasoning forced open, everything up to the first close marker is reasoning" (the vector's think:true is read as forced open; Ollama expects content)`
+	contradicted["ollama-141"] = forced
+	contradicted["ollama-142"] = forced
+	contradicted["ollama-176"] = forced
+}
+
+func TestLFM2Diagnostics(t *testing.T) {
+	w := []string{"get_weather"}
+	pyfCheck(t, "lfm2", []pyfCase{
+		// Malformed calls stay content (Decision 9).
+		{name: "unterminated", in: "<|tool_call_start|>[get_weather(a=", tools: w,
+			content: "<|tool_call_start|>[get_weather(a=", diags: []string{"malformed-call"}},
+		{name: "prose in block", in: "<|tool_call_start|>hello<|tool_call_end|>", tools: w,
+			content: "<|tool_call_start|>hello<|tool_call_end|>", diags: []string{"malformed-call"}},
+		{name: "text after calls in block", in: "<|tool_call_start|>[get_weather()] and<|tool_call_end|>", tools: w,
+			content: "<|tool_call_start|>[get_weather()] and<|tool_call_end|>", diags: []string{"malformed-call"}},
+		{name: "bad JSON", in: `<|tool_call_start|>[{"name": "get_weather", "arguments": }]<|tool_call_end|>`, tools: w,
+			content: `<|tool_call_start|>[{"name": "get_weather", "arguments": }]<|tool_call_end|>`, diags: []string{"malformed-call"}},
+		// Undeclared tools are returned (Decision 1).
+		{name: "unknown tool", in: "<|tool_call_start|>[other()]<|tool_call_end|>", tools: w, calls: []string{"other {}"}, diags: []string{"unknown-tool"}},
+		// Bodies (Decision 4).
+		{name: "bare pythonic", in: "<|tool_call_start|>get_weather(a=1)<|tool_call_end|>", tools: w, calls: []string{`get_weather {"a":1}`}},
+		{name: "JSON list of two", in: `<|tool_call_start|>[{"name": "get_weather", "arguments": {}}, {"name": "get_weather", "parameters": {"b": 2}}]<|tool_call_end|>`, tools: w,
+			calls: []string{"get_weather {}", `get_weather {"b": 2}`}},
+		{name: "no end marker, text after", in: "<|tool_call_start|>[get_weather()] bye", tools: w, content: " bye", calls: []string{"get_weather {}"}},
+		// Reasoning.
+		{name: "call ends reasoning", in: "<think>plan<|tool_call_start|>[get_weather()]<|tool_call_end|>", tools: w,
+			thinking: "plan", calls: []string{"get_weather {}"}},
+		{name: "leading whitespace", in: "  \n  Hello there", content: "  \n  Hello there"},
+	})
+}

@@ -1,0 +1,174 @@
+package format
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/dragoman-dev/dragoman/chat"
+)
+
+// minicpm5: OpenBMB MiniCPM5. Each call is an XML-like element; values are raw
+// text typed by the tool's schema, wrapped in CDATA when they hold '<', '&' or
+// a newline:
+//
+//	<function name="get_weather"><param name="location">Paris</param></function>
+//
+// Reasoning is <think>…</think>.
+func init() {
+	register(&Family{
+		ID:        "minicpm5",
+		ThinkOpen: "<think>",
+		New: func(o Options) Parser {
+			return newEngine(&markup{
+				thinkOpen: "<think>", thinkClose: "</think>",
+				callOpen:         []string{mcpmOpen},
+				callEndsThinking: true,
+				section: func(buf string, final bool) (int, []call, bool, error) {
+					return mcpmSection(o.Tools, buf, final)
+				},
+			}, o)
+		},
+		Detect: func(t string) bool {
+			return strings.Contains(t, "<function name=\"") && strings.Contains(t, "<param name=\"")
+		},
+	})
+}
+
+const (
+	mcpmOpen       = `<function name="`
+	mcpmClose      = "</function>"
+	mcpmParam      = `<param name="`
+	mcpmParamClose = "</param>"
+	cdataOpen      = "<![CDATA["
+	cdataClose     = "]]>"
+)
+
+var errMcpmMore = errors.New("need more")
+
+func mcpmSection(tools []chat.Tool, buf string, final bool) (int, []call, bool, error) {
+	n, c, err := mcpmParse(tools, buf)
+	if err == errMcpmMore {
+		if !final {
+			return 0, nil, true, nil
+		}
+		if n > 0 {
+			// End of output after a complete parameter: </function> was
+			// consumed as a stop token.
+			return n, []call{c}, false, nil
+		}
+		return 0, nil, false, errors.New("the <function> call is incomplete")
+	}
+	if err != nil {
+		return 0, nil, false, err
+	}
+	n, needMore := joinLayout(buf, n, mcpmOpen, final)
+	if needMore {
+		return 0, nil, true, nil
+	}
+	return n, []call{c}, false, nil
+}
+
+// joinLayout extends a call section of n bytes over the whitespace that joins
+// it to the next call (templates put a newline between calls), so that it does
+// not become content. (Also used by longcat.)
+func joinLayout(buf string, n int, opener string, final bool) (int, bool) {
+	rest := buf[n:]
+	trimmed := trimLayout(rest)
+	switch {
+	case strings.HasPrefix(trimmed, opener):
+		return n + len(rest) - len(trimmed), false
+	case strings.HasPrefix(opener, trimmed) && !final:
+		return 0, true
+	}
+	return n, false
+}
+
+// mcpmParse parses one call. With errMcpmMore the text ended early; n > 0 then
+// says the call is complete but for </function> (the call is returned).
+func mcpmParse(tools []chat.Tool, buf string) (int, call, error) {
+	i := len(mcpmOpen)
+	q := strings.IndexByte(buf[i:], '"')
+	if q < 0 {
+		if strings.ContainsAny(buf[i:], "<>\n") {
+			return 0, call{}, errors.New(`<function name=" has no valid function name`)
+		}
+		return 0, call{}, errMcpmMore
+	}
+	name := buf[i : i+q]
+	if name == "" || strings.ContainsAny(name, "<>\n") {
+		return 0, call{}, errors.New(`<function name=" has no valid function name`)
+	}
+	i += q + 1
+	if i == len(buf) {
+		return 0, call{}, errMcpmMore
+	}
+	if buf[i] != '>' {
+		return 0, call{}, errors.New("the <function> tag of " + quote(name) + " is not closed by '>'")
+	}
+	i++
+	var keys, values []string
+	for {
+		rest := buf[i:]
+		trimmed := trimLayout(rest)
+		i += len(rest) - len(trimmed)
+		switch {
+		case strings.HasPrefix(trimmed, mcpmClose):
+			args, err := typedArgs(tools, name, keys, values)
+			if err != nil {
+				return 0, call{}, err
+			}
+			return i + len(mcpmClose), call{name: name, args: args}, nil
+		case strings.HasPrefix(trimmed, mcpmParam):
+		case strings.HasPrefix(mcpmClose, trimmed) || strings.HasPrefix(mcpmParam, trimmed):
+			args, err := typedArgs(tools, name, keys, values)
+			if err != nil {
+				return 0, call{}, err
+			}
+			return i, call{name: name, args: args}, errMcpmMore
+		default:
+			return 0, call{}, errors.New("unexpected text in the call to " + quote(name))
+		}
+		j := len(mcpmParam)
+		q := strings.IndexByte(trimmed[j:], '"')
+		if q < 0 || len(trimmed) == j+q+1 {
+			if strings.ContainsAny(trimmed[j:], "<>\n") {
+				return 0, call{}, errors.New("a <param> of " + quote(name) + " has no valid name")
+			}
+			return 0, call{}, errMcpmMore
+		}
+		key := trimmed[j : j+q]
+		j += q + 1
+		if key == "" || strings.ContainsAny(key, "<>\n") || trimmed[j] != '>' {
+			return 0, call{}, errors.New("a <param> of " + quote(name) + " has no valid name")
+		}
+		j++
+		value := trimmed[j:]
+		var v string
+		if strings.HasPrefix(value, cdataOpen) {
+			inner, after, ok := strings.Cut(value[len(cdataOpen):], cdataClose)
+			if !ok {
+				return 0, call{}, errMcpmMore
+			}
+			if !strings.HasPrefix(after, mcpmParamClose) {
+				if strings.HasPrefix(mcpmParamClose, after) {
+					return 0, call{}, errMcpmMore
+				}
+				return 0, call{}, errors.New("the CDATA value of " + quote(key) + " is not followed by </param>")
+			}
+			v = inner
+			j += len(cdataOpen) + len(inner) + len(cdataClose) + len(mcpmParamClose)
+		} else if strings.HasPrefix(cdataOpen, value) {
+			return 0, call{}, errMcpmMore
+		} else {
+			end := strings.Index(value, mcpmParamClose)
+			if end < 0 {
+				return 0, call{}, errMcpmMore
+			}
+			v = value[:end]
+			j += end + len(mcpmParamClose)
+		}
+		keys = append(keys, key)
+		values = append(values, v)
+		i += j
+	}
+}

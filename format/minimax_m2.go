@@ -1,0 +1,124 @@
+package format
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/dragoman-dev/dragoman/chat"
+)
+
+// minimax-m2: MiniMax M2. One block holds the calls, one invoke element each,
+// parameter values raw text typed by the tool's schema:
+//
+//	<minimax:tool_call>
+//	<invoke name="get_weather">
+//	<parameter name="location">Paris</parameter>
+//	</invoke>
+//	</minimax:tool_call>
+//
+// Newlines between the elements are layout; a value is kept verbatim.
+// Reasoning is <think>…</think>, always forced open by the template.
+func init() {
+	register(&Family{
+		ID:        "minimax-m2",
+		Aliases:   []string{"minimax_m2"},
+		ThinkOpen: "<think>",
+		New: func(o Options) Parser {
+			return newEngine(&markup{
+				thinkOpen: "<think>", thinkClose: "</think>",
+				callOpen:         []string{m2Open},
+				callEndsThinking: true,
+				section: func(buf string, final bool) (int, []call, bool, error) {
+					return m2Section(buf, final, o.Tools)
+				},
+			}, o)
+		},
+		Detect: func(t string) bool {
+			return strings.Contains(t, m2Open+"\n<invoke name=\""+probeName+"\">")
+		},
+	})
+}
+
+const (
+	m2Open  = "<minimax:tool_call>"
+	m2Close = "</minimax:tool_call>"
+)
+
+// m2Section parses one <minimax:tool_call> block:
+//
+//	<minimax:tool_call> (<invoke name="NAME"> (<parameter name="KEY">VALUE</parameter>)* </invoke>)* </minimax:tool_call>
+//
+// The close marker may be missing at the end of the output; text after an
+// </invoke> that neither opens another invoke nor closes the block ends the
+// section there and stays content.
+func m2Section(buf string, final bool, tools []chat.Tool) (int, []call, bool, error) {
+	c := &rawScan{s: buf, i: len(m2Open), final: final}
+	c.space()
+	var calls []call
+	end := c.i
+	for {
+		ok, err := c.peek(`<invoke name=`)
+		if err != nil {
+			return rawResult(0, nil, err)
+		}
+		if !ok {
+			break
+		}
+		name, err := c.attr("the invoke name")
+		if err != nil {
+			return rawResult(0, nil, err)
+		}
+		c.space()
+		if err := c.expect(">", "the end of the invoke tag"); err != nil {
+			return rawResult(0, nil, err)
+		}
+		var keys, values []string
+		for {
+			c.space()
+			ok, err := c.peek(`<parameter name=`)
+			if err != nil {
+				return rawResult(0, nil, err)
+			}
+			if !ok {
+				break
+			}
+			key, err := c.attr("a parameter name")
+			if err != nil {
+				return rawResult(0, nil, err)
+			}
+			c.space()
+			if err := c.expect(">", "the end of the parameter tag"); err != nil {
+				return rawResult(0, nil, err)
+			}
+			value, err := c.until("</parameter>", "parameter "+key)
+			if err != nil {
+				return rawResult(0, nil, err)
+			}
+			keys, values = append(keys, key), append(values, value)
+		}
+		if err := c.expect("</invoke>", "the end of invoke "+name); err != nil {
+			return rawResult(0, nil, err)
+		}
+		args, err := typedArgs(tools, name, keys, values)
+		if err != nil {
+			return rawResult(0, nil, err)
+		}
+		calls = append(calls, call{name: name, args: args})
+		end = c.i
+		c.space()
+	}
+	if c.atEnd() && final && len(calls) > 0 {
+		return len(buf), calls, false, nil
+	}
+	closed, err := c.peek(m2Close)
+	if err != nil {
+		return rawResult(0, nil, err)
+	}
+	if closed {
+		return c.i, calls, false, nil
+	}
+	if len(calls) > 0 {
+		return end, calls, false, nil
+	}
+	return 0, nil, false, errors.New("expected an invoke element or " + m2Close + c.found())
+}

@@ -1,0 +1,310 @@
+package format
+
+import (
+	"errors"
+	"strings"
+	"unicode"
+
+	"github.com/dragoman-dev/dragoman/chat"
+)
+
+// muse-glimmer: Muse Glimmer, Harmony-like messages addressed to a recipient,
+// calls written as ATEM invocations. The prompt ends "<|start|>assistant", so
+// the output starts with the first message's header:
+//
+//	 to=get_weather<|message|><atem:function_calls>
+//	<atem:invoke name="get_weather">
+//	<atem:parameter name="location">Paris</atem:parameter>
+//	</atem:invoke>
+//	</atem:function_calls><|eom|><|start|>assistant to=user<|message|>…<|eot|>
+//
+// Recipient "self" is reasoning, "user" (or none) content; values are raw
+// text typed by the tool's schema. A custom parser: messages, not a reasoning
+// block followed by content, and the first header has no opener.
+func init() {
+	register(&Family{
+		ID:        "muse-glimmer",
+		Aliases:   []string{"glimmer", "muse"},
+		ThinkOpen: museStart + "assistant to=self" + museMessage,
+		New: func(o Options) Parser {
+			return &museParser{opts: o, first: !o.ReasoningOpen, reasoning: o.ReasoningOpen}
+		},
+		Detect: func(t string) bool {
+			return strings.Contains(t, museCalls) && strings.Contains(t, "atem:invoke")
+		},
+	})
+}
+
+const (
+	museStart      = "<|start|>"
+	museMessage    = "<|message|>"
+	museEOM        = "<|eom|>"
+	museEOT        = "<|eot|>"
+	museCalls      = "<atem:function_calls>"
+	museCallsClose = "</atem:function_calls>"
+	museMaxHeader  = 256
+)
+
+var museBodyMarkers = []string{museEOM, museEOT, museStart, museCalls}
+
+type museParser struct {
+	opts   Options
+	buf    string
+	offset int
+	closed bool
+
+	inHeader  bool // a header is expected (after an end token or <|start|>)
+	first     bool // the output's first header, whose <|start|>assistant the prompt wrote
+	reasoning bool // the current message is to "self"
+	// reasoning whitespace: leading dropped, trailing held until more follows
+	thinkBegun bool
+	thinkSpace string
+
+	calls  int
+	diags  []Diagnostic
+	markup int
+}
+
+func (p *museParser) Feed(chunk string) []Event {
+	p.buf += chunk
+	return p.run()
+}
+
+func (p *museParser) Close() []Event {
+	p.closed = true
+	return p.run()
+}
+
+func (p *museParser) Diagnostics() []Diagnostic { return p.diags }
+func (p *museParser) markupLen() int            { return p.markup }
+
+func (p *museParser) consume(n int) {
+	p.buf = p.buf[n:]
+	p.offset += n
+	p.markup += n
+}
+
+func (p *museParser) take(n int) string {
+	s := p.buf[:n]
+	p.buf = p.buf[n:]
+	p.offset += n
+	return s
+}
+
+func (p *museParser) run() []Event {
+	var out []Event
+	for {
+		var events []Event
+		var progressed bool
+		if p.first || p.inHeader {
+			events, progressed = p.stepHeader()
+		} else {
+			events, progressed = p.stepBody()
+		}
+		out = append(out, events...)
+		if !progressed {
+			if p.closed {
+				out = append(out, p.endMessage()...)
+			}
+			return out
+		}
+	}
+}
+
+// stepHeader reads "[<|start|>assistant][ to=RECIPIENT]<|message|>". Text that
+// is not a header is content of a message without one.
+func (p *museParser) stepHeader() ([]Event, bool) {
+	if p.buf == "" {
+		return nil, false
+	}
+	s, skip := p.buf, 0
+	if strings.HasPrefix(museStart, s) && !p.closed {
+		return nil, false
+	}
+	if strings.HasPrefix(s, museStart) {
+		skip = len(museStart)
+		s = s[skip:]
+		if !strings.HasPrefix(s, "assistant") {
+			if strings.HasPrefix("assistant", s) && !p.closed {
+				return nil, false
+			}
+			p.diag("stray-markup", "<|start|> does not open an assistant message")
+			return p.plain(), true
+		}
+		skip += len("assistant")
+		s = s[len("assistant"):]
+	} else if !p.first {
+		return p.plain(), true
+	}
+	end := strings.Index(s, museMessage)
+	if end < 0 {
+		k := safePrefix(s, []string{museMessage})
+		if !p.closed && k < museMaxHeader && !strings.ContainsAny(s[:k], "<\n") {
+			return nil, false
+		}
+		if skip > 0 {
+			p.diag("stray-markup", "an assistant message header is not ended by <|message|>")
+		}
+		return p.plain(), true
+	}
+	if end >= museMaxHeader || strings.ContainsAny(s[:end], "<\n") {
+		if skip > 0 {
+			p.diag("stray-markup", "an assistant message header is not ended by <|message|>")
+		}
+		return p.plain(), true
+	}
+	head := strings.TrimSpace(s[:end])
+	recipient, ok := strings.CutPrefix(head, "to=")
+	if head != "" && (!ok || recipient == "" || strings.ContainsAny(recipient, " \t\n<>")) {
+		if skip > 0 {
+			p.diag("stray-markup", "an assistant message header is not understood")
+		}
+		return p.plain(), true
+	}
+	p.consume(skip + end + len(museMessage))
+	p.first, p.inHeader = false, false
+	p.reasoning = recipient == "self"
+	p.thinkBegun, p.thinkSpace = false, ""
+	return nil, true
+}
+
+// plain starts a message without a header: content. A <|start|> that opens
+// no header is text.
+func (p *museParser) plain() []Event {
+	p.first, p.inHeader, p.reasoning = false, false, false
+	if strings.HasPrefix(p.buf, museStart) {
+		return []Event{{Kind: Content, Text: p.take(len(museStart))}}
+	}
+	return nil
+}
+
+func (p *museParser) stepBody() ([]Event, bool) {
+	if p.buf == "" {
+		return nil, false
+	}
+	pos, marker := indexAny(p.buf, museBodyMarkers)
+	if pos < 0 {
+		n := len(p.buf)
+		if !p.closed {
+			n = safePrefix(p.buf, museBodyMarkers)
+		}
+		if n == 0 {
+			return nil, false
+		}
+		return p.text(p.take(n)), true
+	}
+	if pos > 0 {
+		return p.text(p.take(pos)), true
+	}
+	switch marker {
+	case museEOM, museEOT:
+		events := p.endMessage()
+		p.consume(len(marker))
+		p.inHeader = true
+		return events, true
+	case museStart:
+		events := p.endMessage()
+		p.inHeader = true
+		return events, true
+	}
+	n, calls, needMore, err := museBlock(p.opts.Tools, p.buf, p.closed)
+	switch {
+	case err != nil:
+		p.diag("malformed-call", err.Error())
+		return p.text(p.take(len(museCalls))), true
+	case needMore:
+		return nil, false
+	}
+	offset := p.offset
+	p.consume(n)
+	var events []Event
+	for _, c := range calls {
+		if _, ok := toolSchema(p.opts.Tools, c.name); !ok && len(p.opts.Tools) > 0 {
+			p.diags = append(p.diags, Diagnostic{Code: "unknown-tool", Message: "the model called " + quote(c.name) + ", which the request did not offer", Offset: offset})
+		}
+		id := NewCallID()
+		if p.opts.NewID != nil {
+			id = p.opts.NewID()
+		}
+		events = append(events, callEvents(p.calls, id, c.name, c.args)...)
+		p.calls++
+	}
+	return events, true
+}
+
+func (p *museParser) diag(code, msg string) {
+	p.diags = append(p.diags, Diagnostic{Code: code, Message: msg, Offset: p.offset})
+}
+
+// text emits message text: content, or reasoning without the whitespace at
+// its edges.
+func (p *museParser) text(s string) []Event {
+	if !p.reasoning {
+		return []Event{{Kind: Content, Text: s}}
+	}
+	if !p.thinkBegun {
+		trimmed := strings.TrimLeftFunc(s, unicode.IsSpace)
+		p.markup += len(s) - len(trimmed)
+		s = trimmed
+		if s == "" {
+			return nil
+		}
+		p.thinkBegun = true
+	}
+	body := strings.TrimRightFunc(s, unicode.IsSpace)
+	space := s[len(body):]
+	if body == "" {
+		p.thinkSpace += space
+		return nil
+	}
+	out := p.thinkSpace + body
+	p.thinkSpace = space
+	return []Event{{Kind: Reasoning, Text: out}}
+}
+
+// endMessage drops the reasoning's trailing whitespace.
+func (p *museParser) endMessage() []Event {
+	p.markup += len(p.thinkSpace)
+	p.thinkSpace = ""
+	return nil
+}
+
+// museBlock parses <atem:function_calls> invocations </atem:function_calls>.
+// The block also ends at an end token or the end of the output (the close tag
+// consumed as a stop token) when its invocations are complete.
+func museBlock(tools []chat.Tool, buf string, final bool) (int, []call, bool, error) {
+	body := buf[len(museCalls):]
+	end, marker := indexAny(body, []string{museCallsClose, museEOM, museEOT, museStart})
+	n := len(museCalls) + end
+	if marker == museCallsClose {
+		n += len(museCallsClose)
+	}
+	if end < 0 {
+		if !final {
+			return 0, nil, true, nil
+		}
+		end, n = len(body), len(buf)
+	}
+	s := body[:end]
+	var calls []call
+	for {
+		s = trimLayout(s)
+		if s == "" {
+			break
+		}
+		name, keys, values, rest, err := parseInvoke(s, "atem")
+		if err != nil {
+			return 0, nil, false, err
+		}
+		args, err := typedArgs(tools, name, keys, values)
+		if err != nil {
+			return 0, nil, false, err
+		}
+		calls = append(calls, call{name: name, args: args})
+		s = rest
+	}
+	if len(calls) == 0 {
+		return 0, nil, false, errors.New(museCalls + " holds no invocation")
+	}
+	return n, calls, false, nil
+}

@@ -1,0 +1,36 @@
+package format
+
+import "strings"
+
+// olmo3: AllenAI OLMo 3 / OLMo 3 Think. Python-style calls, one per line,
+// between markers; dict values are often JSON-style (true and True both
+// parse):
+//
+//	<function_calls>get_weather(location="Paris")
+//	get_time(zone="Europe/Paris")</function_calls>
+//
+// OLMo 3 Think's prompt forces reasoning open: the output ends it with
+// </think>.
+func init() {
+	register(&Family{
+		ID:        "olmo3",
+		Aliases:   []string{"olmo3-think"},
+		ThinkOpen: "<think>",
+		New: func(o Options) Parser {
+			return newEngine(&markup{
+				thinkOpen: "<think>", thinkClose: "</think>",
+				callOpen:         []string{olmo3Open},
+				callEndsThinking: true,
+				section:          pyBlockSection(olmo3Open, olmo3Close, false),
+			}, o)
+		},
+		Detect: func(t string) bool {
+			return strings.Contains(t, olmo3Open) && strings.Contains(t, olmo3Close) && !strings.Contains(t, "<invoke")
+		},
+	})
+}
+
+const (
+	olmo3Open  = "<function_calls>"
+	olmo3Close = "</function_calls>"
+)

@@ -1,0 +1,43 @@
+package format
+
+import "strings"
+
+// seed-oss: ByteDance Seed-OSS. The markup of qwen3-coder-xml in a
+// <seed:tool_call> wrapper per call, with values directly between the tags
+// (no layout newlines: a value is kept verbatim):
+//
+//	<seed:tool_call>
+//	<function=get_weather>
+//	<parameter=location>Paris</parameter>
+//	</function>
+//	</seed:tool_call>
+//
+// The template writes non-strings with Python str(), so typing accepts
+// Python literals. Reasoning is <seed:think>…</seed:think>; the
+// <seed:cot_budget_reflect> notes inside it are reasoning text.
+func init() {
+	register(&Family{
+		ID:        "seed-oss",
+		Aliases:   []string{"seed_oss"},
+		ThinkOpen: seedThinkOpen,
+		New: func(o Options) Parser {
+			return newEngine(&markup{
+				thinkOpen: seedThinkOpen, thinkClose: "</seed:think>",
+				callOpen:         []string{seedOpen},
+				callEndsThinking: true,
+				section: func(buf string, final bool) (int, []call, bool, error) {
+					return functionSection(buf, final, seedOpen, seedClose, false, o.Tools)
+				},
+			}, o)
+		},
+		Detect: func(t string) bool {
+			return strings.Contains(t, seedOpen+"\n<function="+probeName+">")
+		},
+	})
+}
+
+const (
+	seedThinkOpen = "<seed:think>"
+	seedOpen      = "<seed:tool_call>"
+	seedClose     = "</seed:tool_call>"
+)

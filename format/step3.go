@@ -1,0 +1,152 @@
+package format
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/dragoman-dev/dragoman/chat"
+)
+
+// step3: StepFun Step-3 ("steptml"). Calls are invoke elements inside
+// fullwidth-bar special tokens:
+//
+//	<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="get_weather"><steptml:parameter name="location">Paris</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>
+//
+// Values are raw text typed by the tool's schema. Reasoning runs from the start
+// of the output to </think>, without an opening tag (a <think> the model writes
+// anyway is removed); a call opener also ends it.
+func init() {
+	register(&Family{
+		ID:        "step3",
+		ThinkOpen: "<think>",
+		New: func(o Options) Parser {
+			// The output starts in the reasoning (no opening tag) unless the
+			// request turned reasoning off.
+			if !o.ReasoningDisabled {
+				o.ReasoningOpen = true
+			}
+			return newEngine(&markup{
+				thinkOpen: "<think>", thinkClose: "</think>",
+				callOpen:         []string{step3CallsBegin},
+				callEndsThinking: true,
+				section: func(buf string, final bool) (int, []call, bool, error) {
+					return step3Section(o.Tools, buf, final)
+				},
+			}, o)
+		},
+		Detect: func(t string) bool {
+			return strings.Contains(t, step3CallsBegin) && strings.Contains(t, "steptml:invoke")
+		},
+	})
+}
+
+const (
+	step3CallsBegin = "<｜tool_calls_begin｜>"
+	step3CallsEnd   = "<｜tool_calls_end｜>"
+	step3CallBegin  = "<｜tool_call_begin｜>"
+	step3CallEnd    = "<｜tool_call_end｜>"
+	step3Sep        = "<｜tool_sep｜>"
+)
+
+func step3Section(tools []chat.Tool, buf string, final bool) (int, []call, bool, error) {
+	i := len(step3CallsBegin)
+	var calls []call
+	for {
+		rest := buf[i:]
+		trimmed := trimLayout(rest)
+		i += len(rest) - len(trimmed)
+		switch {
+		case strings.HasPrefix(trimmed, step3CallsEnd):
+			if len(calls) == 0 {
+				return 0, nil, false, errors.New(step3CallsBegin + " holds no call")
+			}
+			return i + len(step3CallsEnd), calls, false, nil
+		case strings.HasPrefix(trimmed, step3CallBegin):
+			body := trimmed[len(step3CallBegin):]
+			end := strings.Index(body, step3CallEnd)
+			n := len(step3CallBegin) + end + len(step3CallEnd)
+			if end < 0 {
+				if !final {
+					return 0, nil, true, nil
+				}
+				end, n = len(body), len(trimmed)
+			}
+			c, err := step3Call(tools, body[:end])
+			if err != nil {
+				return 0, nil, false, err
+			}
+			calls = append(calls, c)
+			i += n
+			continue
+		case !final && (strings.HasPrefix(step3CallsEnd, trimmed) || strings.HasPrefix(step3CallBegin, trimmed)):
+			return 0, nil, true, nil
+		case len(calls) > 0:
+			return i, calls, false, nil
+		}
+		return 0, nil, false, errors.New(step3CallsBegin + " is not followed by " + step3CallBegin)
+	}
+}
+
+// step3Call parses "function<｜tool_sep｜>…<steptml:invoke …>…</steptml:invoke>".
+// The text between the separator and the invoke element is ignored.
+func step3Call(tools []chat.Tool, body string) (call, error) {
+	_, after, ok := strings.Cut(body, step3Sep)
+	if !ok {
+		return call{}, errors.New("a " + step3CallBegin + " element has no " + step3Sep)
+	}
+	at := strings.Index(after, "<steptml:invoke")
+	if at < 0 {
+		return call{}, errors.New("a " + step3CallBegin + " element has no <steptml:invoke>")
+	}
+	name, keys, values, rest, err := parseInvoke(after[at:], "steptml")
+	if err != nil {
+		return call{}, err
+	}
+	if strings.TrimSpace(rest) != "" {
+		return call{}, errors.New("unexpected text after the invoke element of " + quote(name))
+	}
+	args, err := typedArgs(tools, name, keys, values)
+	if err != nil {
+		return call{}, err
+	}
+	return call{name: name, args: args}, nil
+}
+
+// parseInvoke parses <NS:invoke name="N"><NS:parameter name="K">V</NS:parameter>…</NS:invoke>
+// at the start of s (layout whitespace between elements is skipped; values are
+// kept exactly). It returns the text after the element. (Also used by
+// muse-glimmer.)
+func parseInvoke(s, ns string) (name string, keys, values []string, rest string, err error) {
+	open := "<" + ns + `:invoke name="`
+	s = trimLayout(s)
+	if !strings.HasPrefix(s, open) {
+		return "", nil, nil, "", errors.New("expected " + open + "…\">")
+	}
+	name, s, ok := strings.Cut(s[len(open):], `">`)
+	if !ok || name == "" || strings.ContainsAny(name, "<>\"\n") {
+		return "", nil, nil, "", errors.New("the " + ns + ":invoke element has no valid name")
+	}
+	paramOpen := "<" + ns + `:parameter name="`
+	paramClose := "</" + ns + ":parameter>"
+	invokeClose := "</" + ns + ":invoke>"
+	for {
+		s = trimLayout(s)
+		switch {
+		case strings.HasPrefix(s, invokeClose):
+			return name, keys, values, s[len(invokeClose):], nil
+		case !strings.HasPrefix(s, paramOpen):
+			return "", nil, nil, "", errors.New("the " + ns + ":invoke element of " + quote(name) + " is not closed")
+		}
+		key, after, ok := strings.Cut(s[len(paramOpen):], `">`)
+		if !ok || key == "" || strings.ContainsAny(key, "<>\"\n") {
+			return "", nil, nil, "", errors.New("a parameter of " + quote(name) + " has no valid name")
+		}
+		value, after, ok := strings.Cut(after, paramClose)
+		if !ok {
+			return "", nil, nil, "", errors.New("the parameter " + quote(key) + " of " + quote(name) + " is not closed")
+		}
+		keys = append(keys, key)
+		values = append(values, value)
+		s = after
+	}
+}
