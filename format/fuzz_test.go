@@ -1,9 +1,18 @@
 package format
 
 import (
+	"encoding/json"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/dragoman-dev/dragoman/chat"
 )
+
+var fuzzTools = []chat.Tool{
+	{Type: "function", Function: chat.ToolFunction{Name: "get_weather", Parameters: json.RawMessage(
+		`{"type": "object", "properties": {"location": {"type": "string"}, "days": {"type": "integer"}, "metric": {"type": "boolean"}, "tags": {"type": "array"}}}`)}},
+	{Type: "function", Function: chat.ToolFunction{Name: "f", Parameters: json.RawMessage(`{"type": "object"}`)}},
+}
 
 // accounter is implemented by parsers that count the markup bytes they
 // recognised, so that tests can check that no byte was lost.
@@ -21,8 +30,14 @@ func FuzzFamilies(f *testing.F) {
 	f.Add("<think>a</think>b<tool_call>{\"name\":\"f\",\"arguments\":{}}</tool_call>c", uint(7), true)
 	f.Fuzz(func(t *testing.T, out string, split uint, open bool) {
 		cut := int(split % uint(len(out)+1))
+		// Half the runs offer tools, so that schema typing and the
+		// undeclared-tool paths are fuzzed too.
+		var tools []chat.Tool
+		if split%2 == 1 {
+			tools = fuzzTools
+		}
 		for _, fam := range Families() {
-			opts := Options{ReasoningOpen: open, NewID: func() string { return "id" }}
+			opts := Options{ReasoningOpen: open, Tools: tools, NewID: func() string { return "id" }}
 			whole := fam.New(opts)
 			r := Run(whole, out)
 			if got := Run(fam.New(opts), out[:cut], out[cut:]); !equalResults(got, r) {
