@@ -1,6 +1,7 @@
 package format
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -131,6 +132,42 @@ func TestMiniMaxM1SplitMarkers(t *testing.T) {
 	}
 	if got := content.String(); !strings.HasPrefix(got, "Use <tool_calls fakeout>") {
 		t.Errorf("released %q before the end of the output", got)
+	}
+}
+
+// Outputs assembled from pieces of the markup, fed whole and in random
+// pieces: the same result, and every byte in the content, the reasoning or
+// recognised markup.
+func TestMiniMaxM1Pieces(t *testing.T) {
+	fam, _ := Lookup("minimax-m1")
+	pieces := []string{"<tool_calls>", "</tool_calls>", "<think>", "</think>", "\n", " ", "{", "}", "[", "]", `"`, `\"`,
+		`{"name": "f", "arguments": {}}`, `"name": "f"`, `"arguments": `, "<tool_", "</tool", "ok", "é", "東", "<end_of_sentence>"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := 0; n < 3000; n++ {
+		var b strings.Builder
+		for k := rng.IntN(12); k >= 0; k-- {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		out := b.String()
+		for _, open := range []bool{false, true} {
+			opts := Options{ReasoningOpen: open, NewID: func() string { return "id" }}
+			if n%2 == 1 {
+				opts.Tools = weatherTools // undeclared-tool diagnostics too
+			}
+			p := fam.New(opts)
+			whole := Run(p, out)
+			if a, ok := p.(accounter); !ok || len(whole.Content)+len(whole.Reasoning)+a.markupLen() != len(out) {
+				t.Fatalf("%q: bytes not accounted for: %+v", out, whole)
+			}
+			var chunks []string
+			for rest := out; rest != ""; {
+				k := 1 + rng.IntN(len(rest))
+				chunks, rest = append(chunks, rest[:k]), rest[k:]
+			}
+			if got := Run(fam.New(opts), chunks...); !reflect.DeepEqual(got, whole) {
+				t.Fatalf("%q fed as %q:\n got %+v\nwant %+v", out, chunks, got, whole)
+			}
+		}
 	}
 }
 
