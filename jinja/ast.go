@@ -1,7 +1,7 @@
 package jinja
 
-// The syntax tree. Statements and expressions are plain structs; the evaluator
-// switches on their types.
+// The syntax tree. Statements and expressions are plain structs; the compiler
+// (compile.go) switches on their types once, to make closures.
 
 type stmt interface{}
 type expr interface{}
@@ -91,10 +91,6 @@ type (
 		obj  expr
 		key  expr
 		line int
-		// folded marks a slice of a constant that Jinja2's optimizer evaluates
-		// at compile time, through the sandbox's forgiving getitem: where a
-		// runtime slice would raise, the folded one gives an Undefined.
-		folded bool
 	}
 	sliceExpr struct{ start, stop, step expr } // only as itemExpr.key
 	callExpr  struct {

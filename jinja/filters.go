@@ -1784,11 +1784,7 @@ func filterItems(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error
 		case Undefined:
 			return nil, nil
 		case *Dict:
-			out := make([]Value, d.Len())
-			for i, k := range d.Keys() {
-				out[i] = Tuple{k, d.Values()[i]}
-			}
-			return out, nil
+			return itemTuples(d), nil
 		}
 		return nil, typeError("Can only get item pairs from a mapping.")
 	})
@@ -1816,11 +1812,10 @@ func filterDictsort(r *renderer, v Value, args []Value, kwargs *Dict) (Value, er
 		return nil, newError("AttributeError", "'%s' object has no attribute 'items'", typeName(v))
 	}
 	fold := caseFolder(a[1])
-	pairs := make([]Value, d.Len())
+	pairs := itemTuples(d)
 	keys := make([]Value, d.Len())
-	for i, k := range d.Keys() {
-		pair := Tuple{k, d.Values()[i]}
-		pairs[i], keys[i] = pair, pair[pos]
+	for i := range pairs {
+		keys[i] = pairs[i].(Tuple)[pos]
 		if fold != nil {
 			keys[i] = fold(keys[i])
 		}
@@ -2322,6 +2317,20 @@ func filterTojson(r *renderer, v Value, args []Value, kwargs *Dict) (Value, erro
 		return nil, err
 	}
 	return toJSON(v, a[2], a[3], truthy(a[4]), truthy(a[1]))
+}
+
+// writeJSON is {{ v | tojson(args) }}: filterTojson with the JSON encoded
+// straight into the output. It returns the length written.
+func (r *renderer) writeJSON(v Value, args []Value, kwargs *Dict) (int, error) {
+	a, err := sigTojson.bind(v, args, kwargs)
+	if err != nil {
+		return 0, err
+	}
+	mark := len(r.out)
+	if r.out, err = appendToJSON(r.out, v, a[2], a[3], truthy(a[4]), truthy(a[1])); err != nil {
+		return 0, err
+	}
+	return len(r.out) - mark, nil
 }
 
 // filterPprint is pprint.pformat(value).

@@ -109,6 +109,21 @@ func namespaceFunc(r *renderer, args []Value, kw *Dict) (Value, error) {
 	return &Namespace{attrs: d.(*Dict)}, nil
 }
 
+// newNamespace makes an empty namespace with room for n attributes, in one
+// allocation when n is small.
+func newNamespace(n int) *Namespace {
+	if n <= 4 {
+		b := new(struct {
+			ns Namespace
+			d  Dict
+			kv [8]Value
+		})
+		b.ns.attrs = b.d.backed(b.kv[:])
+		return &b.ns
+	}
+	return &Namespace{attrs: NewDict(n)}
+}
+
 func cyclerFunc(_ *renderer, args []Value, _ *Dict) (Value, error) {
 	if len(args) == 0 {
 		return nil, typeError("at least one item has to be provided")

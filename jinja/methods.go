@@ -32,9 +32,9 @@ func methodOf(obj Value, name string) (Func, bool) {
 	var f Func
 	switch o := obj.(type) {
 	case string:
-		f = strMethod(strRecv{s: o}, name)
+		f = strMethod(strRecv{s: o, boxed: obj}, name)
 	case Markup:
-		f = strMethod(strRecv{s: string(o), markup: true}, name)
+		f = strMethod(strRecv{s: string(o), markup: true, boxed: obj}, name)
 	case *List:
 		f = listMethod(o, name)
 	case Tuple:
@@ -290,9 +290,16 @@ func methodIterate(v Value) ([]Value, error) {
 type strRecv struct {
 	s      string
 	markup bool
+	boxed  Value // the receiver as a Value, when the caller has it
 }
 
+// wrap returns a method's str result as a Value of the receiver's type. A
+// result that is the receiver itself (" a ".strip() on text with nothing to
+// strip) is returned as the receiver's Value, saving the allocation.
 func (c strRecv) wrap(s string) Value {
+	if c.boxed != nil && s == c.s {
+		return c.boxed
+	}
 	if c.markup {
 		return Markup(s)
 	}
@@ -341,8 +348,48 @@ var (
 	sigReplace = cSig{style: cClinic, min: 2, max: 3}
 )
 
+// strMethodNames are the methods of str, and the names of Markup's extra ones.
+var strMethodNames = []string{"capitalize", "casefold", "lower", "upper", "swapcase", "title",
+	"center", "ljust", "rjust", "zfill", "count", "find", "index", "rfind", "rindex",
+	"startswith", "endswith", "isalnum", "isalpha", "isascii", "isdecimal", "isdigit",
+	"isidentifier", "islower", "isnumeric", "isprintable", "isspace", "istitle", "isupper",
+	"join", "strip", "lstrip", "rstrip", "split", "rsplit", "splitlines", "partition",
+	"rpartition", "removeprefix", "removesuffix", "replace", "expandtabs", "translate",
+	"maketrans", "format", "format_map", "escape", "unescape", "striptags"}
+
+// strImpls and markupImpls are the methods of str and of Markup by name, made
+// once: a method call looks its implementation up here.
+var strImpls, markupImpls = map[string]strImpl{}, map[string]strImpl{}
+
+func init() {
+	for _, name := range strMethodNames {
+		if m := newStrImpl(name, false); m != nil {
+			strImpls[name] = m
+		}
+		if m := newStrImpl(name, true); m != nil {
+			markupImpls[name] = m
+		}
+	}
+}
+
 // strMethod returns str.name (or Markup.name) bound to c, or nil.
 func strMethod(c strRecv, name string) Func {
+	impls := strImpls
+	if c.markup {
+		impls = markupImpls
+	}
+	m := impls[name]
+	if m == nil {
+		return nil
+	}
+	return func(r *renderer, args []Value, kwargs *Dict) (Value, error) {
+		return m(c, r, args, kwargs)
+	}
+}
+
+// newStrImpl makes the implementation of str.name, or of Markup.name when
+// markup is set; nil when there is no such method.
+func newStrImpl(name string, markup bool) strImpl {
 	var m strImpl
 	switch name {
 	case "capitalize":
@@ -395,20 +442,15 @@ func strMethod(c strRecv, name string) Func {
 	case "format_map":
 		m = strFormatMapMethod
 	case "escape":
-		if c.markup {
+		if markup {
 			m = markupEscape
 		}
 	case "unescape", "striptags":
-		if c.markup {
+		if markup {
 			m = markupUnescape(name)
 		}
 	}
-	if m == nil {
-		return nil
-	}
-	return func(r *renderer, args []Value, kwargs *Dict) (Value, error) {
-		return m(c, r, args, kwargs)
-	}
+	return m
 }
 
 func caseMethod(name string, conv func(string) string) strImpl {
@@ -499,10 +541,69 @@ func strZfill(c strRecv, _ *renderer, args []Value, kwargs *Dict) (Value, error)
 	return c.wrap(zeros + c.s), nil
 }
 
+// findText is the receiver of str.find and friends: its text, its length in
+// code points, and whether it is ASCII, when code point i is byte i. The
+// methods search the UTF-8 text itself (strings.Index is fast) and convert
+// between code point indices and byte offsets only where they must.
+type findText struct {
+	s     string
+	n     int
+	ascii bool
+}
+
+func newFindText(s string) findText {
+	if isASCII(s) {
+		return findText{s: s, n: len(s), ascii: true}
+	}
+	s = validText(s)
+	return findText{s: s, n: utf8.RuneCountInString(s)}
+}
+
+// validText returns s, with invalid UTF-8 bytes replaced by U+FFFD as []rune(s)
+// replaces them, so that byte and code point searches agree.
+func validText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return string([]rune(s))
+}
+
+// offset is the byte offset of code point i, 0 <= i <= t.n.
+func (t findText) offset(i int) int {
+	if t.ascii {
+		return i
+	}
+	for off := range t.s {
+		if i == 0 {
+			return off
+		}
+		i--
+	}
+	return len(t.s)
+}
+
+// window is the text of code points [start, end), start <= end <= t.n.
+func (t findText) window(start, end int) string {
+	if t.ascii {
+		return t.s[start:end]
+	}
+	lo := t.offset(start)
+	return t.s[lo : lo+findText{s: t.s[lo:]}.offset(end-start)]
+}
+
+// index converts the byte offset i within the window starting at code point
+// start back to a code point index.
+func (t findText) index(window string, start, i int) int {
+	if t.ascii {
+		return start + i
+	}
+	return start + utf8.RuneCountInString(window[:i])
+}
+
 // findArgs parses (sub[, start[, end]]) as str.find and friends do: the slice
-// bounds first, then the substring; it returns the receiver's code points, the
-// substring's, and the bounds adjusted as CPython's ADJUST_INDICES does.
-func findArgs(c strRecv, name string, args []Value, kwargs *Dict) (hay, sub []rune, subV Value, start, end int, err error) {
+// bounds first, then the substring; it returns the receiver, the substring
+// argument, and the bounds adjusted as CPython's ADJUST_INDICES does.
+func findArgs(c strRecv, name string, args []Value, kwargs *Dict) (hay findText, subV Value, start, end int, err error) {
 	a, err := bindC(c.typeName(), name, sigFind, args, kwargs)
 	if err != nil {
 		return
@@ -513,8 +614,8 @@ func findArgs(c strRecv, name string, args []Value, kwargs *Dict) (hay, sub []ru
 	if end, err = sliceArg(a[2], math.MaxInt); err != nil {
 		return
 	}
-	hay = []rune(c.s)
-	n := len(hay)
+	hay = newFindText(c.s)
+	n := hay.n
 	if end > n {
 		end = n
 	} else if end < 0 {
@@ -529,11 +630,7 @@ func findArgs(c strRecv, name string, args []Value, kwargs *Dict) (hay, sub []ru
 			start = 0
 		}
 	}
-	subV = a[0]
-	if s, ok := isString(subV); ok {
-		sub = []rune(s)
-	}
-	return
+	return hay, a[0], start, end, nil
 }
 
 func mustStr(v Value) (string, error) {
@@ -544,65 +641,65 @@ func mustStr(v Value) (string, error) {
 	return s, nil
 }
 
-// runeIndex returns the first (or last) index of sub in hay[start:end], or -1.
-// The search runs on the UTF-8 text (strings.Index is fast); a match there is
-// a match of code points, and its byte offset converts back to an index.
-func runeIndex(hay, sub []rune, start, end int, last bool) int {
-	if start > len(hay) || end-start < len(sub) {
+// subText is a substring argument as a valid UTF-8 text and its length in
+// code points.
+func subText(s string) (string, int) {
+	s = validText(s)
+	return s, utf8.RuneCountInString(s)
+}
+
+// find returns the first (or last) index of sub in hay[start:end], or -1.
+func (t findText) find(sub string, start, end int, last bool) int {
+	sub, m := subText(sub)
+	if start > t.n || end-start < m {
 		return -1
 	}
-	text, needle := string(hay[start:end]), string(sub)
+	w := t.window(start, end)
 	var i int
 	if last {
-		i = strings.LastIndex(text, needle)
+		i = strings.LastIndex(w, sub)
 	} else {
-		i = strings.Index(text, needle)
+		i = strings.Index(w, sub)
 	}
 	if i < 0 {
 		return -1
 	}
-	return start + utf8.RuneCountInString(text[:i])
-}
-
-func runesAt(hay, sub []rune, i int) bool {
-	for j, r := range sub {
-		if hay[i+j] != r {
-			return false
-		}
-	}
-	return true
+	return t.index(w, start, i)
 }
 
 func strCount(c strRecv, _ *renderer, args []Value, kwargs *Dict) (Value, error) {
-	hay, sub, subV, start, end, err := findArgs(c, "count", args, kwargs)
+	hay, subV, start, end, err := findArgs(c, "count", args, kwargs)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := mustStr(subV); err != nil {
+	s, err := mustStr(subV)
+	if err != nil {
 		return nil, err
 	}
-	if start > len(hay) || end < start {
+	if start > hay.n || end < start {
 		return 0, nil
 	}
-	if len(sub) == 0 {
+	sub, m := subText(s)
+	if m == 0 {
 		return end - start + 1, nil
 	}
-	if end-start < len(sub) {
+	if end-start < m {
 		return 0, nil
 	}
-	return strings.Count(string(hay[start:end]), string(sub)), nil
+	return strings.Count(hay.window(start, end), sub), nil
 }
 
 func findMethod(name string) strImpl {
 	return func(c strRecv, _ *renderer, args []Value, kwargs *Dict) (Value, error) {
-		hay, sub, subV, start, end, err := findArgs(c, name, args, kwargs)
+		hay, subV, start, end, err := findArgs(c, name, args, kwargs)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := mustStr(subV); err != nil {
+		sub, err := mustStr(subV)
+		if err != nil {
 			return nil, err
 		}
-		i := runeIndex(hay, sub, start, end, name[0] == 'r')
+		i := hay.find(sub, start, end, name[0] == 'r')
 		if i < 0 && (name == "index" || name == "rindex") {
 			return nil, valueError("substring not found")
 		}
@@ -612,20 +709,19 @@ func findMethod(name string) strImpl {
 
 func affixMethod(name string) strImpl {
 	return func(c strRecv, _ *renderer, args []Value, kwargs *Dict) (Value, error) {
-		hay, _, subV, start, end, err := findArgs(c, name, args, kwargs)
+		hay, subV, start, end, err := findArgs(c, name, args, kwargs)
 		if err != nil {
 			return nil, err
 		}
 		match := func(s string) bool {
-			sub := []rune(s)
-			e := end - len(sub)
-			if e < start || start > len(hay) {
+			sub, m := subText(s)
+			if end-m < start || start > hay.n {
 				return false
 			}
 			if name == "startswith" {
-				return runesAt(hay, sub, start)
+				return strings.HasPrefix(hay.window(start, end), sub)
 			}
-			return runesAt(hay, sub, e)
+			return strings.HasSuffix(hay.window(start, end), sub)
 		}
 		if t, ok := subV.(Tuple); ok {
 			for _, item := range t {
@@ -2203,67 +2299,87 @@ func seqIndex(owner string, items []Value, args []Value, kwargs *Dict) (int, err
 	return -1, nil
 }
 
+// dictImpl is a method of dict, called on d.
+type dictImpl func(d *Dict, r *renderer, args []Value, kwargs *Dict) (Value, error)
+
+// dictImpls are the methods of dict the sandbox allows, by name.
+var dictImpls = map[string]dictImpl{
+	"get":      dictGet,
+	"keys":     dictViewMethod("keys"),
+	"values":   dictViewMethod("values"),
+	"items":    dictViewMethod("items"),
+	"copy":     dictCopy,
+	"fromkeys": dictFromkeys,
+}
+
+// dictMethod returns dict.name bound to d, or nil.
 func dictMethod(d *Dict, name string) Func {
-	switch name {
-	case "get":
-		return func(_ *renderer, args []Value, kwargs *Dict) (Value, error) {
-			a, err := bindC("dict", name, cSig{style: cClinic, min: 1, max: 2}, args, kwargs)
-			if err != nil {
-				return nil, err
-			}
-			var def Value
-			if given(a[1]) {
-				def = a[1]
-			}
-			if _, ok := a[0].(Undefined); ok { // hashable in Python, and never a key here
-				return def, nil
-			}
-			if _, err := hashKey(a[0]); err != nil {
-				return nil, err
-			}
-			if v, ok := d.Get(a[0]); ok {
-				return v, nil
-			}
-			return def, nil
+	m := dictImpls[name]
+	if m == nil {
+		return nil
+	}
+	return func(r *renderer, args []Value, kwargs *Dict) (Value, error) {
+		return m(d, r, args, kwargs)
+	}
+}
+
+func dictGet(d *Dict, _ *renderer, args []Value, kwargs *Dict) (Value, error) {
+	a, err := bindC("dict", "get", cSig{style: cClinic, min: 1, max: 2}, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	var def Value
+	if given(a[1]) {
+		def = a[1]
+	}
+	if _, ok := a[0].(Undefined); ok { // hashable in Python, and never a key here
+		return def, nil
+	}
+	if _, err := hashKey(a[0]); err != nil {
+		return nil, err
+	}
+	if v, ok := d.Get(a[0]); ok {
+		return v, nil
+	}
+	return def, nil
+}
+
+func dictViewMethod(name string) dictImpl {
+	return func(d *Dict, _ *renderer, args []Value, kwargs *Dict) (Value, error) {
+		if _, err := bindC("dict", name, sigNoArgs, args, kwargs); err != nil {
+			return nil, err
 		}
-	case "keys", "values", "items":
-		return func(_ *renderer, args []Value, kwargs *Dict) (Value, error) {
-			if _, err := bindC("dict", name, sigNoArgs, args, kwargs); err != nil {
-				return nil, err
-			}
-			return &dictView{kind: name[0], d: d}, nil
-		}
-	case "copy":
-		return func(_ *renderer, args []Value, kwargs *Dict) (Value, error) {
-			if _, err := bindC("dict", name, sigNoArgs, args, kwargs); err != nil {
-				return nil, err
-			}
-			return d.Copy(), nil
-		}
-	case "fromkeys":
-		return func(_ *renderer, args []Value, kwargs *Dict) (Value, error) {
-			a, err := bindC("dict", name, cSig{style: cClinic, min: 1, max: 2}, args, kwargs)
-			if err != nil {
-				return nil, err
-			}
-			var v Value
-			if given(a[1]) {
-				v = a[1]
-			}
-			keys, err := methodIterate(a[0])
-			if err != nil {
-				return nil, err
-			}
-			out := NewDict(len(keys))
-			for _, k := range keys {
-				if err := out.Set(k, v); err != nil {
-					return nil, err
-				}
-			}
-			return out, nil
+		return &dictView{kind: name[0], d: d}, nil
+	}
+}
+
+func dictCopy(d *Dict, _ *renderer, args []Value, kwargs *Dict) (Value, error) {
+	if _, err := bindC("dict", "copy", sigNoArgs, args, kwargs); err != nil {
+		return nil, err
+	}
+	return d.Copy(), nil
+}
+
+func dictFromkeys(_ *Dict, _ *renderer, args []Value, kwargs *Dict) (Value, error) {
+	a, err := bindC("dict", "fromkeys", cSig{style: cClinic, min: 1, max: 2}, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	var v Value
+	if given(a[1]) {
+		v = a[1]
+	}
+	keys, err := methodIterate(a[0])
+	if err != nil {
+		return nil, err
+	}
+	out := NewDict(len(keys))
+	for _, k := range keys {
+		if err := out.Set(k, v); err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // dictView is what dict.keys(), dict.values() and dict.items() return: a live
@@ -2293,9 +2409,18 @@ func (v *dictView) items() []Value {
 	case 'v':
 		return append(make([]Value, 0, len(v.d.vals)), v.d.vals...)
 	}
-	out := make([]Value, len(v.d.keys))
-	for i, k := range v.d.keys {
-		out[i] = Tuple{k, v.d.vals[i]}
+	return itemTuples(v.d)
+}
+
+// itemTuples returns d's (key, value) tuples. They share one backing array:
+// each tuple then costs one allocation (its boxing), not two.
+func itemTuples(d *Dict) []Value {
+	out := make([]Value, len(d.keys))
+	kv := make([]Value, 2*len(d.keys))
+	for i, k := range d.keys {
+		t := kv[2*i : 2*i+2 : 2*i+2]
+		t[0], t[1] = k, d.vals[i]
+		out[i] = Tuple(t)
 	}
 	return out
 }

@@ -387,3 +387,265 @@ func floatDivmod(x, y float64) (div, mod float64) {
 	}
 	return div, mod
 }
+
+// ---------------------------------------------------------------------------
+// Operators
+
+func unary(op string, v Value) (Value, error) {
+	if op == "not" {
+		return !truthy(v), nil
+	}
+	if u, ok := v.(Undefined); ok {
+		return nil, u.fail()
+	}
+	switch x := v.(type) {
+	case bool:
+		i := 0
+		if x {
+			i = 1
+		}
+		if op == "-" {
+			return -i, nil
+		}
+		return i, nil
+	case int:
+		if op == "-" {
+			return -x, nil
+		}
+		return x, nil
+	case float64:
+		if op == "-" {
+			return -x, nil
+		}
+		return x, nil
+	}
+	return nil, typeError("bad operand type for unary %s: '%s'", op, typeName(v))
+}
+
+// binary applies a Python arithmetic operator (and Jinja2's ~).
+func binary(op string, a, b Value) (Value, error) {
+	if op == "~" {
+		return toStr(a) + toStr(b), nil
+	}
+	if u, ok := a.(Undefined); ok {
+		return nil, u.fail()
+	}
+	if u, ok := b.(Undefined); ok {
+		if _, isStr := isString(a); !isStr || op != "%" {
+			return nil, u.fail()
+		}
+		// str % x only asks x for str() or repr(), which an Undefined answers.
+	}
+	if isNumber(a) && isNumber(b) {
+		return arith(op, a, b)
+	}
+	switch op {
+	case "+":
+		return add(a, b)
+	case "*":
+		return repeat(a, b)
+	case "%":
+		if s, ok := isString(a); ok {
+			_, isMarkup := a.(Markup)
+			out, err := pyPercent(s, b, isMarkup)
+			if err != nil {
+				return nil, err
+			}
+			if isMarkup {
+				return Markup(out), nil
+			}
+			return out, nil
+		}
+	}
+	return nil, typeError("unsupported operand type(s) for %s: '%s' and '%s'", op, typeName(a), typeName(b))
+}
+
+func add(a, b Value) (Value, error) {
+	switch x := a.(type) {
+	case string:
+		switch y := b.(type) {
+		case string:
+			return x + y, nil
+		case Markup:
+			return Markup(string(escapeValue(x)) + string(y)), nil
+		}
+		return nil, typeError("can only concatenate str (not \"%s\") to str", typeName(b))
+	case Markup:
+		if _, ok := isString(b); ok {
+			return x + escapeValue(b), nil
+		}
+		return nil, typeError("unsupported operand type(s) for +: 'Markup' and '%s'", typeName(b))
+	case *List:
+		y, ok := b.(*List)
+		if !ok {
+			return nil, typeError("can only concatenate list (not \"%s\") to list", typeName(b))
+		}
+		items := make([]Value, 0, len(x.Items)+len(y.Items))
+		return NewList(append(append(items, x.Items...), y.Items...)), nil
+	case Tuple:
+		y, ok := b.(Tuple)
+		if !ok {
+			return nil, typeError("can only concatenate tuple (not \"%s\") to tuple", typeName(b))
+		}
+		items := make(Tuple, 0, len(x)+len(y))
+		return append(append(items, x...), y...), nil
+	}
+	if _, ok := b.(Markup); ok {
+		// Markup.__radd__ escapes the left operand only when it is a str.
+		return nil, typeError("unsupported operand type(s) for +: '%s' and 'Markup'", typeName(a))
+	}
+	return nil, typeError("unsupported operand type(s) for +: '%s' and '%s'", typeName(a), typeName(b))
+}
+
+// repeat is sequence * int in either order.
+func repeat(a, b Value) (Value, error) {
+	n, ok := b.(int)
+	seq := a
+	if !ok {
+		if bb, isB := b.(bool); isB {
+			n, ok = map[bool]int{false: 0, true: 1}[bb], true
+		}
+	}
+	if !ok {
+		n, ok = a.(int)
+		seq = b
+	}
+	if !ok {
+		return nil, typeError("can't multiply sequence by non-int of type '%s'", typeName(b))
+	}
+	if n < 0 {
+		n = 0
+	}
+	switch s := seq.(type) {
+	case string:
+		if len(s)*n > 64<<20 {
+			return nil, limitError("string repetition too large")
+		}
+		return strings.Repeat(s, n), nil
+	case Markup:
+		return Markup(strings.Repeat(string(s), n)), nil
+	case *List:
+		out := make([]Value, 0, len(s.Items)*n)
+		for i := 0; i < n; i++ {
+			out = append(out, s.Items...)
+		}
+		return NewList(out), nil
+	case Tuple:
+		out := make(Tuple, 0, len(s)*n)
+		for i := 0; i < n; i++ {
+			out = append(out, s...)
+		}
+		return out, nil
+	}
+	return nil, typeError("unsupported operand type(s) for *: '%s' and '%s'", typeName(a), typeName(b))
+}
+
+// arith applies an operator to two numbers with Python's int/float rules.
+func arith(op string, a, b Value) (Value, error) {
+	ai, aInt := asInt(a)
+	bi, bInt := asInt(b)
+	if aInt && bInt {
+		switch op {
+		case "+":
+			return ai + bi, nil
+		case "-":
+			return ai - bi, nil
+		case "*":
+			return ai * bi, nil
+		case "/":
+			if bi == 0 {
+				return nil, newError("ZeroDivisionError", "division by zero")
+			}
+			return float64(ai) / float64(bi), nil
+		case "//":
+			if bi == 0 {
+				return nil, newError("ZeroDivisionError", "integer division or modulo by zero")
+			}
+			return floorDiv(ai, bi), nil
+		case "%":
+			if bi == 0 {
+				return nil, newError("ZeroDivisionError", "integer modulo by zero")
+			}
+			return floorMod(ai, bi), nil
+		case "**":
+			if bi >= 0 {
+				res := 1
+				for i := 0; i < bi; i++ {
+					res *= ai
+				}
+				return res, nil
+			}
+			return math.Pow(float64(ai), float64(bi)), nil
+		}
+	}
+	x, _ := number(a)
+	y, _ := number(b)
+	switch op {
+	case "+":
+		return x + y, nil
+	case "-":
+		return x - y, nil
+	case "*":
+		return x * y, nil
+	case "/":
+		if y == 0 {
+			return nil, newError("ZeroDivisionError", "float division by zero")
+		}
+		return x / y, nil
+	case "//":
+		if y == 0 {
+			return nil, newError("ZeroDivisionError", "float floor division by zero")
+		}
+		div, _ := floatDivmod(x, y)
+		return div, nil
+	case "%":
+		if y == 0 {
+			return nil, newError("ZeroDivisionError", "float modulo")
+		}
+		_, mod := floatDivmod(x, y)
+		return mod, nil
+	case "**":
+		return math.Pow(x, y), nil
+	}
+	return nil, typeError("unsupported operand type(s) for %s", op)
+}
+
+func asInt(v Value) (int, bool) {
+	switch v := v.(type) {
+	case int:
+		return v, true
+	case bool:
+		if v {
+			return 1, true
+		}
+		return 0, true
+	}
+	return 0, false
+}
+
+func compareOp(op string, a, b Value) (bool, error) {
+	switch op {
+	case "==":
+		return equal(a, b), nil
+	case "!=":
+		return !equal(a, b), nil
+	case "in":
+		return contains(b, a)
+	case "notin":
+		ok, err := contains(b, a)
+		return !ok, err
+	}
+	c, err := compare(op, a, b)
+	if err != nil {
+		return false, err
+	}
+	switch op {
+	case "<":
+		return c < 0, nil
+	case "<=":
+		return c <= 0, nil
+	case ">":
+		return c > 0, nil
+	}
+	return c >= 0, nil
+}

@@ -446,6 +446,30 @@ func sortedDict[V any](m map[string]V, conv func(V) Value) *Dict {
 func toJSON(v Value, indent Value, separators Value, sortKeys bool, ensureASCII bool) (string, error) {
 	e := getEncoder()
 	defer putEncoder(e)
+	if err := e.dump(v, indent, separators, sortKeys, ensureASCII); err != nil {
+		return "", err
+	}
+	return string(e.buf), nil
+}
+
+// appendToJSON is toJSON appending to dst, for {{ x | tojson }}: the encoder
+// writes into dst itself.
+func appendToJSON(dst []byte, v Value, indent Value, separators Value, sortKeys bool, ensureASCII bool) ([]byte, error) {
+	e := getEncoder()
+	own := e.buf
+	e.buf = dst
+	err := e.dump(v, indent, separators, sortKeys, ensureASCII)
+	out := e.buf
+	e.buf = own // the pool must not keep dst
+	putEncoder(e)
+	if err != nil {
+		return dst, err
+	}
+	return out, nil
+}
+
+// dump appends json.dumps(v, ...) to e.buf.
+func (e *jsonEncoder) dump(v Value, indent Value, separators Value, sortKeys bool, ensureASCII bool) error {
 	e.sortKeys, e.ascii = sortKeys, ensureASCII
 	if indent != nil {
 		e.itemSep = ","
@@ -455,36 +479,34 @@ func toJSON(v Value, indent Value, separators Value, sortKeys bool, ensureASCII 
 	if separators != nil {
 		items, err := iterate(separators)
 		if err != nil {
-			return "", typeError("cannot unpack non-iterable %s object", typeName(separators))
+			return typeError("cannot unpack non-iterable %s object", typeName(separators))
 		}
 		switch {
 		case len(items) < 2:
-			return "", valueError("not enough values to unpack (expected 2, got %d)", len(items))
+			return valueError("not enough values to unpack (expected 2, got %d)", len(items))
 		case len(items) > 2:
-			return "", valueError("too many values to unpack (expected 2)")
+			return valueError("too many values to unpack (expected 2)")
 		}
 		seps = items
 	}
 	// A lone str is encoded directly, before indent or separators are used.
 	if s, ok := isString(v); ok {
-		return string(appendPyJSONString(e.buf, s, ensureASCII)), nil
+		e.buf = appendPyJSONString(e.buf, s, ensureASCII)
+		return nil
 	}
 	if indent != nil {
 		ind, err := jsonIndent(indent)
 		if err != nil {
-			return "", err
+			return err
 		}
 		e.indent, e.pretty = ind, true
 	}
 	if seps != nil {
 		if err := e.setSeparators(seps[0], seps[1]); err != nil {
-			return "", err
+			return err
 		}
 	}
-	if err := e.encode(v, 0); err != nil {
-		return "", err
-	}
-	return string(e.buf), nil
+	return e.encode(v, 0)
 }
 
 // jsonEncoders keeps encoders, with their buffers, between tojson calls, so

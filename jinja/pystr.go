@@ -528,3 +528,22 @@ var numericExtraRanges = []rune{
 	0x20aea, 0x20aea, 0x20afd, 0x20afd, 0x20b19, 0x20b19, 0x22390, 0x22390, 0x22998, 0x22998,
 	0x23b1b, 0x23b1b, 0x2626d, 0x2626d, 0x2f890, 0x2f890,
 }
+
+// isASCII reports whether s is all ASCII, eight bytes at a time: then its
+// code points are its bytes, and str indexing and slicing need no []rune.
+func isASCII(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if w&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}

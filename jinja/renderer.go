@@ -1,26 +1,36 @@
 package jinja
 
 import (
-	"strings"
 	"time"
 )
 
 // renderer holds the state of one Render call. Compiled templates are shared
-// between goroutines; everything mutable lives here.
+// between goroutines; everything mutable lives here. Renderers are pooled
+// (template.go) and reset for each render.
 type renderer struct {
-	limits   Limits
-	now      func() time.Time
-	deadline time.Time // zero: no timeout
+	limits  Limits
+	now     func() time.Time
+	started time.Time // when the timeout's clock started (see pastDeadline)
 
-	root  *scope
-	out   *strings.Builder // where output goes now; swapped to capture blocks
-	frame scope            // the storage behind root
+	vars     map[string]Value // the render context, under the root frame
+	root     frame
+	rootBuf  []Value     // backing for root.slots, kept between renders
+	out      []byte      // the output; captured blocks append to it and cut it back
+	argStack []Value     // arguments of calls in progress that keep none (see argsCode.push)
+	macros   []Macro     // the template's top-level macros (see compiler.macroStmt)
+	free     []freeCache // the render context's value of each free name, once looked up (see freeValue)
+	render   uint64      // counts the renderer's renders: free's entries of earlier ones are stale
 
-	written    int    // bytes written to any builder, for MaxOutputBytes
-	pieces     int    // writes to the current builder, for Python's join errors
-	joinErr    *Error // the error joining the current builder will raise
+	// Frames and loop blocks free for reuse (see renderer.child).
+	freeFrames []*frame
+	freeLoops  []*loopBlock
+
+	written    int    // bytes written, captured blocks included, for MaxOutputBytes
+	pieces     int    // writes to the current capture, for Python's join errors
+	joinErr    *Error // the error joining the current capture will raise
 	iterations int    // loop iterations so far, for MaxIterations
 	depth      int    // macro calls and recursive loops in progress, for MaxDepth
+	calls      int    // macro calls and recursive loops so far, to pace clock reads
 }
 
 // fail is the error a use of u raises.
@@ -197,13 +207,9 @@ func indexOf(key Value) (int, bool) {
 
 func seqItem(items []Value, key Value) (Value, bool, error) {
 	if s, ok := key.(*sliceKey); ok {
-		idx, err := sliceBounds(s.start, s.stop, s.step, len(items))
+		out, err := sliceSeq(items, s.start, s.stop, s.step)
 		if err != nil {
 			return nil, false, err
-		}
-		out := make([]Value, len(idx))
-		for j, i := range idx {
-			out[j] = items[i]
 		}
 		return NewList(out), true, nil
 	}
@@ -218,23 +224,52 @@ func seqItem(items []Value, key Value) (Value, bool, error) {
 	return items[i], true, nil
 }
 
+// sliceSeq is items[start:stop:step], in a new slice.
+func sliceSeq(items []Value, start, stop, step Value) ([]Value, error) {
+	lo, hi, st, err := sliceIndices(start, stop, step, len(items))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Value, 0, sliceLen(lo, hi, st))
+	if st == 1 {
+		return append(out, items[lo:max(lo, hi)]...), nil
+	}
+	for i := lo; (st > 0 && i < hi) || (st < 0 && i > hi); i += st {
+		out = append(out, items[i])
+	}
+	return out, nil
+}
+
+// sliceLen is the number of indices from lo towards hi by st.
+func sliceLen(lo, hi, st int) int {
+	switch {
+	case st > 0 && hi > lo:
+		return (hi - lo + st - 1) / st
+	case st < 0 && lo > hi:
+		return (lo - hi - st - 1) / -st
+	}
+	return 0
+}
+
 func strItem(s string, key Value) (Value, bool, error) {
-	runes := []rune(s)
 	if sk, ok := key.(*sliceKey); ok {
-		idx, err := sliceBounds(sk.start, sk.stop, sk.step, len(runes))
+		out, err := sliceStr(s, sk.start, sk.stop, sk.step)
 		if err != nil {
 			return nil, false, err
 		}
-		out := make([]rune, len(idx))
-		for j, i := range idx {
-			out[j] = runes[i]
-		}
-		return string(out), true, nil
+		return out, true, nil
 	}
 	i, ok := indexOf(key)
 	if !ok {
 		return nil, false, nil
 	}
+	if isASCII(s) {
+		if i, ok = pyIndex(i, len(s)); !ok {
+			return nil, false, nil
+		}
+		return s[i : i+1], true, nil
+	}
+	runes := []rune(s)
 	i, ok = pyIndex(i, len(runes))
 	if !ok {
 		return nil, false, nil
@@ -242,17 +277,66 @@ func strItem(s string, key Value) (Value, bool, error) {
 	return string(runes[i]), true, nil
 }
 
+// sliceStr is s[start:stop:step], by code points. An ASCII string is sliced
+// by bytes: a plain slice shares s's memory.
+func sliceStr(s string, start, stop, step Value) (string, error) {
+	if isASCII(s) {
+		lo, hi, st, err := sliceIndices(start, stop, step, len(s))
+		if err != nil {
+			return "", err
+		}
+		if st == 1 {
+			return s[lo:max(lo, hi)], nil
+		}
+		out := make([]byte, 0, sliceLen(lo, hi, st))
+		for i := lo; (st > 0 && i < hi) || (st < 0 && i > hi); i += st {
+			out = append(out, s[i])
+		}
+		return string(out), nil
+	}
+	runes := []rune(s)
+	lo, hi, st, err := sliceIndices(start, stop, step, len(runes))
+	if err != nil {
+		return "", err
+	}
+	out := make([]rune, 0, sliceLen(lo, hi, st))
+	for i := lo; (st > 0 && i < hi) || (st < 0 && i > hi); i += st {
+		out = append(out, runes[i])
+	}
+	return string(out), nil
+}
+
 // sliceItem is obj[a:b:c]. Jinja2 compiles a slice to plain Python
 // subscription, not to its forgiving getitem, so a value that cannot be sliced
 // raises instead of giving an Undefined.
-func (r *renderer) sliceItem(obj Value, key *sliceKey) (Value, error) {
+func (r *renderer) sliceItem(obj, start, stop, step Value) (Value, error) {
 	switch o := obj.(type) {
 	case Undefined:
 		return nil, o.fail()
 	case *Dict:
 		return nil, typeError("unhashable type: 'slice'")
-	case string, Markup, *List, Tuple, *Range:
-		v, _, err := r.item(obj, key)
+	case *List:
+		items, err := sliceSeq(o.Items, start, stop, step)
+		if err != nil {
+			return nil, err
+		}
+		return NewList(items), nil
+	case Tuple:
+		items, err := sliceSeq(o, start, stop, step)
+		if err != nil {
+			return nil, err
+		}
+		return Tuple(items), nil
+	case string:
+		return sliceStr(o, start, stop, step)
+	case Markup:
+		s, err := sliceStr(string(o), start, stop, step)
+		if err != nil {
+			return nil, err
+		}
+		return Markup(s), nil
+	case *Range:
+		v, _, err := o.item(&sliceKey{start, stop, step})
 		return v, err
 	}
 	return nil, typeError("'%s' object is not subscriptable", typeName(obj))

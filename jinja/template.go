@@ -2,8 +2,7 @@ package jinja
 
 import (
 	"fmt"
-	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 )
 
@@ -16,7 +15,10 @@ type Limits struct {
 	MaxIterations int
 	// MaxDepth caps nested macro calls and recursive loops.
 	MaxDepth int
-	// Timeout caps the wall time of one render.
+	// Timeout caps the wall time of one render. The clock is read every 256
+	// loop iterations and every 16 macro calls, from the first such check on:
+	// a render that loops or recurses less is bounded by the template and its
+	// data anyway.
 	Timeout time.Duration
 }
 
@@ -42,9 +44,10 @@ type Options struct {
 
 // Template is a compiled template. It is immutable and safe for concurrent use.
 type Template struct {
-	body []stmt
-	// sizeHint is the length of a recent output, to size the next one's buffer.
-	sizeHint atomic.Int64
+	body       execFn
+	rootSlots  int // names the template assigns at the top level
+	rootMacros int // macros it defines at the top level
+	freeNames  int // names it looks up in the render context
 }
 
 // Compile parses a template source. Syntax errors come back as *Error with
@@ -63,25 +66,25 @@ func Compile(source string) (*Template, error) {
 	if err := checkNames(body, false); err != nil {
 		return nil, err
 	}
-	return &Template{body: body}, nil
+	return compileTemplate(body), nil
 }
 
 // Render renders the template with vars as its context. It is what
 // ImmutableSandboxedEnvironment.from_string(source).render(**vars) returns, or
 // the *Error that call raises.
 func (t *Template) Render(vars map[string]Value, opts *Options) (_ string, err error) {
+	r := rendererPool.Get().(*renderer)
 	defer func() {
 		// A panic here is a bug in the engine, not in the template; it must not
-		// take a server down with it.
+		// take a server down with it. The renderer is dropped, not reused.
 		if p := recover(); p != nil {
 			err = &Error{Kind: "InternalError", Message: fmt.Sprint("jinja: ", p)}
+			return
 		}
+		r.release()
 	}()
-	r := newRenderer(vars, opts)
-	var out strings.Builder
-	out.Grow(int(t.sizeHint.Load()))
-	r.out = &out
-	err = r.execBody(t.body, r.root)
+	r.reset(vars, opts, t)
+	err = t.body(r, &r.root)
 	if err == nil && r.joinErr != nil {
 		err = r.joinErr
 	}
@@ -91,12 +94,17 @@ func (t *Template) Render(vars map[string]Value, opts *Options) (_ string, err e
 		}
 		return "", err
 	}
-	t.sizeHint.Store(int64(out.Len()))
-	return out.String(), nil
+	return string(r.out), nil
 }
 
-func newRenderer(vars map[string]Value, opts *Options) *renderer {
-	r := &renderer{limits: DefaultLimits(), now: time.Now}
+var rendererPool = sync.Pool{New: func() any { return new(renderer) }}
+
+// maxPooledOutput is the largest output buffer a pooled renderer keeps.
+const maxPooledOutput = 1 << 20
+
+// reset readies a pooled renderer for a render of vars.
+func (r *renderer) reset(vars map[string]Value, opts *Options, t *Template) {
+	r.limits, r.now, r.started = DefaultLimits(), time.Now, time.Time{}
 	if opts != nil {
 		if opts.Limits != (Limits{}) {
 			r.limits = opts.Limits
@@ -105,10 +113,34 @@ func newRenderer(vars map[string]Value, opts *Options) *renderer {
 			r.now = opts.Now
 		}
 	}
-	if r.limits.Timeout > 0 {
-		r.deadline = time.Now().Add(r.limits.Timeout)
+	r.vars = vars
+	if cap(r.rootBuf) < t.rootSlots {
+		r.rootBuf = make([]Value, t.rootSlots)
 	}
-	r.frame.vars = vars
-	r.root = &r.frame
-	return r
+	r.root = frame{slots: r.rootBuf[:t.rootSlots]}
+	r.root.clear()
+	r.render++ // makes every entry of free stale, without touching them
+	if cap(r.free) < t.freeNames {
+		r.free = make([]freeCache, t.freeNames)
+	}
+	r.free = r.free[:t.freeNames]
+	if cap(r.macros) < t.rootMacros {
+		r.macros = make([]Macro, t.rootMacros)
+	}
+	r.macros = r.macros[:t.rootMacros]
+	r.out = r.out[:0]
+	r.written, r.pieces, r.joinErr, r.iterations, r.depth, r.calls = 0, 0, nil, 0, 0, 0
+}
+
+// release returns r to the pool. The context and options go; values left
+// in the root slots and on the argument stack stay until the next render
+// overwrites them or a garbage collection empties the pool (clearing them here
+// costs more than the rest of a small render).
+func (r *renderer) release() {
+	r.argStack = r.argStack[:0]
+	r.vars, r.now, r.root.parent, r.joinErr = nil, nil, nil, nil
+	if cap(r.out) > maxPooledOutput {
+		r.out = nil
+	}
+	rendererPool.Put(r)
 }

@@ -4,30 +4,30 @@ package jinja
 // function does, so a wrong call fails with CPython's message.
 func init() {
 	defs := map[string]testDef{
-		"odd":         {newSig("test_odd", "", "value").bindTest, testOdd},
-		"even":        {newSig("test_even", "", "value").bindTest, testEven},
-		"divisibleby": {newSig("test_divisibleby", "", "value num").bindTest, testDivisibleby},
-		"defined":     {newSig("test_defined", "", "value").bindTest, testDefined},
-		"undefined":   {newSig("test_undefined", "", "value").bindTest, testUndefined},
-		"filter":      {newSig("test_filter", "env", "value").bindTest, testFilter},
-		"test":        {newSig("test_test", "env", "value").bindTest, testTest},
-		"none":        {newSig("test_none", "", "value").bindTest, testNone},
-		"boolean":     {newSig("test_boolean", "", "value").bindTest, testBoolean},
-		"false":       {newSig("test_false", "", "value").bindTest, testFalse},
-		"true":        {newSig("test_true", "", "value").bindTest, testTrue},
-		"integer":     {newSig("test_integer", "", "value").bindTest, testInteger},
-		"float":       {newSig("test_float", "", "value").bindTest, testFloat},
-		"lower":       {newSig("test_lower", "", "value").bindTest, testLower},
-		"upper":       {newSig("test_upper", "", "value").bindTest, testUpper},
-		"string":      {newSig("test_string", "", "value").bindTest, testString},
-		"mapping":     {newSig("test_mapping", "", "value").bindTest, testMapping},
-		"number":      {newSig("test_number", "", "value").bindTest, testNumber},
-		"sequence":    {newSig("test_sequence", "", "value").bindTest, testSequence},
-		"iterable":    {newSig("test_iterable", "", "value").bindTest, testIterable},
-		"callable":    {bindBuiltin("callable"), testCallable},
-		"sameas":      {newSig("test_sameas", "", "value other").bindTest, testSameas},
-		"escaped":     {newSig("test_escaped", "", "value").bindTest, testEscaped},
-		"in":          {newSig("test_in", "", "value seq").bindTest, testIn},
+		"odd":         sigTest(newSig("test_odd", "", "value"), testOdd),
+		"even":        sigTest(newSig("test_even", "", "value"), testEven),
+		"divisibleby": sigTest(newSig("test_divisibleby", "", "value num"), testDivisibleby),
+		"defined":     sigTest(newSig("test_defined", "", "value"), testDefined),
+		"undefined":   sigTest(newSig("test_undefined", "", "value"), testUndefined),
+		"filter":      sigTest(newSig("test_filter", "env", "value"), testFilter),
+		"test":        sigTest(newSig("test_test", "env", "value"), testTest),
+		"none":        sigTest(newSig("test_none", "", "value"), testNone),
+		"boolean":     sigTest(newSig("test_boolean", "", "value"), testBoolean),
+		"false":       sigTest(newSig("test_false", "", "value"), testFalse),
+		"true":        sigTest(newSig("test_true", "", "value"), testTrue),
+		"integer":     sigTest(newSig("test_integer", "", "value"), testInteger),
+		"float":       sigTest(newSig("test_float", "", "value"), testFloat),
+		"lower":       sigTest(newSig("test_lower", "", "value"), testLower),
+		"upper":       sigTest(newSig("test_upper", "", "value"), testUpper),
+		"string":      sigTest(newSig("test_string", "", "value"), testString),
+		"mapping":     sigTest(newSig("test_mapping", "", "value"), testMapping),
+		"number":      sigTest(newSig("test_number", "", "value"), testNumber),
+		"sequence":    sigTest(newSig("test_sequence", "", "value"), testSequence),
+		"iterable":    sigTest(newSig("test_iterable", "", "value"), testIterable),
+		"callable":    {bindBuiltin("callable"), testCallable, 0},
+		"sameas":      sigTest(newSig("test_sameas", "", "value other"), testSameas),
+		"escaped":     sigTest(newSig("test_escaped", "", "value"), testEscaped),
+		"in":          sigTest(newSig("test_in", "", "value seq"), testIn),
 	}
 	// The comparison tests are the operator module's functions.
 	for op, names := range map[string][]string{
@@ -38,7 +38,7 @@ func init() {
 		"lt": {"<", "lt", "lessthan"},
 		"le": {"<=", "le"},
 	} {
-		def := testDef{bindOperator(op), compareTest(op)}
+		def := testDef{bindOperator(op), compareTest(op), 1}
 		for _, name := range names {
 			defs[name] = def
 		}
@@ -55,6 +55,15 @@ func init() {
 type testDef struct {
 	bind func(v Value, args []Value, kwargs *Dict) (Value, error)
 	fn   func(r *renderer, v, x Value) (bool, error)
+	// arity is how many arguments after the value the test takes: a call
+	// with exactly that many binds them in order, and the compiler calls fn
+	// directly.
+	arity int
+}
+
+// sigTest is the test fn with its arguments bound by s.
+func sigTest(s *signature, fn func(r *renderer, v, x Value) (bool, error)) testDef {
+	return testDef{s.bindTest, fn, len(s.params) - 1}
 }
 
 var testDefs = map[string]testDef{}

@@ -92,9 +92,41 @@ type Dict struct {
 // smallDict is the size up to which a linear scan beats hashing.
 const smallDict = 8
 
-// NewDict returns an empty dict with room for n entries.
+// NewDict returns an empty dict with room for n entries. The keys and values
+// share one backing array, allocated with the Dict itself when the dict is
+// small: most dicts of a render are keyword arguments and JSON objects of a
+// few entries.
 func NewDict(n int) *Dict {
-	return &Dict{keys: make([]Value, 0, n), vals: make([]Value, 0, n)}
+	switch {
+	case n == 0:
+		return &Dict{}
+	case n <= 2:
+		b := new(struct {
+			d  Dict
+			kv [4]Value
+		})
+		return b.d.backed(b.kv[:])
+	case n <= 4:
+		b := new(struct {
+			d  Dict
+			kv [8]Value
+		})
+		return b.d.backed(b.kv[:])
+	case n <= smallDict:
+		b := new(struct {
+			d  Dict
+			kv [2 * smallDict]Value
+		})
+		return b.d.backed(b.kv[:])
+	}
+	return new(Dict).backed(make([]Value, 2*n))
+}
+
+// backed gives d's keys and values the two halves of kv as room.
+func (d *Dict) backed(kv []Value) *Dict {
+	n := len(kv) / 2
+	d.keys, d.vals = kv[:0:n], kv[n:n:2*n]
+	return d
 }
 
 // hashKey maps a key to the Go map key that Python's hash equality gives it:
@@ -383,6 +415,15 @@ func toStr(v Value) string {
 		return string(v)
 	case Undefined:
 		return ""
+	case int:
+		return strconv.Itoa(v) // no allocation below 100
+	case bool:
+		if v {
+			return "True"
+		}
+		return "False"
+	case nil:
+		return "None"
 	}
 	return repr(v)
 }
