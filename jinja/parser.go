@@ -666,37 +666,9 @@ func (p *parser) parseCondExpr() (expr, error) {
 	return e, nil
 }
 
-func (p *parser) parseOr() (expr, error) {
-	left, err := p.parseAnd()
-	if err != nil {
-		return nil, err
-	}
-	for p.isName("or") {
-		line := p.next().line
-		right, err := p.parseAnd()
-		if err != nil {
-			return nil, err
-		}
-		left = &binExpr{op: "or", left: left, right: right, line: line}
-	}
-	return left, nil
-}
+func (p *parser) parseOr() (expr, error) { return p.parseBinary(p.parseAnd, binaryNode, "or") }
 
-func (p *parser) parseAnd() (expr, error) {
-	left, err := p.parseNot()
-	if err != nil {
-		return nil, err
-	}
-	for p.isName("and") {
-		line := p.next().line
-		right, err := p.parseNot()
-		if err != nil {
-			return nil, err
-		}
-		left = &binExpr{op: "and", left: left, right: right, line: line}
-	}
-	return left, nil
-}
+func (p *parser) parseAnd() (expr, error) { return p.parseBinary(p.parseNot, binaryNode, "and") }
 
 func (p *parser) parseNot() (expr, error) {
 	if p.isName("not") {
@@ -751,19 +723,7 @@ func (p *parser) parseCompare() (expr, error) {
 }
 
 func (p *parser) parseMath1() (expr, error) {
-	left, err := p.parseConcat()
-	if err != nil {
-		return nil, err
-	}
-	for p.isOp("+") || p.isOp("-") {
-		t := p.next()
-		right, err := p.parseConcat()
-		if err != nil {
-			return nil, err
-		}
-		left = addOperand(left, t, right)
-	}
-	return left, nil
+	return p.parseBinary(p.parseConcat, addOperand, "+", "-")
 }
 
 // addOperand builds left op right for + and -, gathering chains of '+' into
@@ -785,52 +745,42 @@ func addOperand(left expr, op token, right expr) expr {
 	return &binExpr{op: "+", left: left, right: right, line: op.line}
 }
 
-func (p *parser) parseConcat() (expr, error) {
-	left, err := p.parseMath2()
-	if err != nil {
-		return nil, err
-	}
-	for p.isOp("~") {
-		t := p.next()
-		right, err := p.parseMath2()
-		if err != nil {
-			return nil, err
-		}
-		left = &binExpr{op: "~", left: left, right: right, line: t.line}
-	}
-	return left, nil
-}
+func (p *parser) parseConcat() (expr, error) { return p.parseBinary(p.parseMath2, binaryNode, "~") }
 
 func (p *parser) parseMath2() (expr, error) {
-	left, err := p.parsePow()
-	if err != nil {
-		return nil, err
-	}
-	for p.isOp("*") || p.isOp("/") || p.isOp("//") || p.isOp("%") {
-		t := p.next()
-		right, err := p.parsePow()
-		if err != nil {
-			return nil, err
-		}
-		left = &binExpr{op: t.val, left: left, right: right, line: t.line}
-	}
-	return left, nil
+	return p.parseBinary(p.parsePow, binaryNode, "*", "/", "//", "%")
 }
 
 func (p *parser) parsePow() (expr, error) {
-	left, err := p.parseUnary(true)
+	return p.parseBinary(func() (expr, error) { return p.parseUnary(true) }, binaryNode, "**")
+}
+
+// parseBinary parses operand (op operand)*, left-associative, for one
+// precedence level of Jinja2's grammar; ops are operator tokens or, for "and"
+// and "or", names. build makes the node for left op right.
+func (p *parser) parseBinary(operand func() (expr, error), build func(expr, token, expr) expr, ops ...string) (expr, error) {
+	left, err := operand()
 	if err != nil {
 		return nil, err
 	}
-	for p.isOp("**") {
-		t := p.next()
-		right, err := p.parseUnary(true)
+	for p.atOperator(ops) {
+		op := p.next()
+		right, err := operand()
 		if err != nil {
 			return nil, err
 		}
-		left = &binExpr{op: "**", left: left, right: right, line: t.line}
+		left = build(left, op, right)
 	}
 	return left, nil
+}
+
+func (p *parser) atOperator(ops []string) bool {
+	t := p.cur()
+	return (t.kind == tokOp || t.kind == tokName) && slices.Contains(ops, t.val)
+}
+
+func binaryNode(left expr, op token, right expr) expr {
+	return &binExpr{op: op.val, left: left, right: right, line: op.line}
 }
 
 func (p *parser) parseUnary(withFilter bool) (expr, error) {
