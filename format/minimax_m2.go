@@ -1,7 +1,6 @@
 package format
 
 import (
-	"errors"
 	"strings"
 
 	"github.com/dragoman-dev/dragoman/chat"
@@ -107,18 +106,5 @@ func m2Section(buf string, final bool, tools []chat.Tool) (int, []call, bool, er
 		end = c.i
 		c.space()
 	}
-	if c.atEnd() && final && len(calls) > 0 {
-		return len(buf), calls, false, nil
-	}
-	closed, err := c.peek(m2Close)
-	if err != nil {
-		return rawResult(0, nil, err)
-	}
-	if closed {
-		return c.i, calls, false, nil
-	}
-	if len(calls) > 0 {
-		return end, calls, false, nil
-	}
-	return 0, nil, false, errors.New("expected an invoke element or " + m2Close + c.found())
+	return c.finishInvokes(calls, end, m2Close)
 }

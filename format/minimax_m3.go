@@ -109,20 +109,7 @@ func m3Section(buf string, final bool, tools []chat.Tool) (int, []call, bool, er
 		end = c.i
 		c.space()
 	}
-	if c.atEnd() && final && len(calls) > 0 {
-		return len(buf), calls, false, nil
-	}
-	closed, err := c.peek(m3Close)
-	if err != nil {
-		return rawResult(0, nil, err)
-	}
-	if closed {
-		return c.i, calls, false, nil
-	}
-	if len(calls) > 0 {
-		return end, calls, false, nil
-	}
-	return 0, nil, false, errors.New("expected an invoke element or " + m3Close + c.found())
+	return c.finishInvokes(calls, end, m3Close)
 }
 
 // m3Element parses one namespaced element: its text up to the next namespace

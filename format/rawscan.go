@@ -142,6 +142,27 @@ func (c *rawScan) attr(what string) (string, error) {
 const maxRawName = 512
 
 // rawResult turns a section parse into the sectionFunc results.
+// finishInvokes ends a section of invoke elements once no further invoke
+// follows at the cursor: the close tag takes the section to after it; the end
+// of the output, or other text after at least one call, ends it after the last
+// call (end); anything else is malformed.
+func (c *rawScan) finishInvokes(calls []call, end int, closeTag string) (int, []call, bool, error) {
+	if c.atEnd() && c.final && len(calls) > 0 {
+		return len(c.s), calls, false, nil
+	}
+	closed, err := c.peek(closeTag)
+	if err != nil {
+		return rawResult(0, nil, err)
+	}
+	if closed {
+		return c.i, calls, false, nil
+	}
+	if len(calls) > 0 {
+		return end, calls, false, nil
+	}
+	return 0, nil, false, errors.New("expected an invoke element or " + closeTag + c.found())
+}
+
 func rawResult(n int, calls []call, err error) (int, []call, bool, error) {
 	switch {
 	case errors.Is(err, errRawMore):
