@@ -76,12 +76,11 @@ const (
 
 // harmony is the parser of the Harmony format.
 type harmony struct {
-	opts   Options
-	open   bool // the prompt left the analysis message open
-	state  harmonyState
-	buf    string // input not yet turned into events
-	offset int    // output offset of buf[0]
-	closed bool
+	scanBuffer // the unconsumed output, its offset, markup count and diagnostics
+	opts       Options
+	open       bool // the prompt left the analysis message open
+	state      harmonyState
+	closed     bool
 
 	// The current message.
 	kind         harmonyBody
@@ -91,9 +90,7 @@ type harmony struct {
 	thinkBegun   bool   // reasoning text of this message has been emitted
 	thinkSpace   string // trailing whitespace of the reasoning, held
 
-	calls       int
-	diagnostics []Diagnostic
-	markupBytes int
+	calls int
 }
 
 func (p *harmony) Feed(chunk string) []Event {
@@ -104,27 +101,6 @@ func (p *harmony) Feed(chunk string) []Event {
 func (p *harmony) Close() []Event {
 	p.closed = true
 	return p.run()
-}
-
-func (p *harmony) Diagnostics() []Diagnostic { return p.diagnostics }
-
-func (p *harmony) markupLen() int { return p.markupBytes }
-
-func (p *harmony) consume(n int) {
-	p.buf = p.buf[n:]
-	p.offset += n
-	p.markupBytes += n
-}
-
-func (p *harmony) take(n int) string {
-	s := p.buf[:n]
-	p.buf = p.buf[n:]
-	p.offset += n
-	return s
-}
-
-func (p *harmony) diag(code, msg string, offset int) {
-	p.diagnostics = append(p.diagnostics, Diagnostic{Code: code, Message: msg, Offset: offset})
 }
 
 func (p *harmony) run() []Event {

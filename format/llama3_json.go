@@ -44,14 +44,11 @@ var llamaSkip = []string{llamaPythonTag, llamaPythonStart, llamaPythonEnd, "<|eo
 // llamaParser holds the output while it can still be a call sequence; once
 // it cannot, the rest streams as content.
 type llamaParser struct {
-	opts        Options
-	buf         string
-	offset      int
-	closed      bool
-	content     bool // the rest is content
-	calls       int
-	diagnostics []Diagnostic
-	markupBytes int
+	scanBuffer // the unconsumed output, its offset, markup count and diagnostics
+	opts       Options
+	closed     bool
+	content    bool // the rest is content
+	calls      int
 }
 
 func (p *llamaParser) Feed(chunk string) []Event {
@@ -63,10 +60,6 @@ func (p *llamaParser) Close() []Event {
 	p.closed = true
 	return p.run()
 }
-
-func (p *llamaParser) Diagnostics() []Diagnostic { return p.diagnostics }
-
-func (p *llamaParser) markupLen() int { return p.markupBytes }
 
 func (p *llamaParser) run() []Event {
 	if len(p.opts.Tools) == 0 {

@@ -42,23 +42,20 @@ const (
 // in the content are reasoning (whitespace before [THINK] and after [/THINK]
 // is dropped).
 type mistralParser struct {
+	scanBuffer     // the unconsumed output, its offset, markup count and diagnostics
 	opts           Options
 	think          bool // [THINK] blocks are reasoning (mistral-v11-args)
 	trimBeforeCall bool // whitespace before [TOOL_CALLS] is dropped (legacy)
 
-	buf    string
-	offset int
 	closed bool
 
-	inThink     bool
-	started     bool   // some output has been consumed (an open marker at offset 0 is removed)
-	thinkBegun  bool   // the current reasoning block has emitted text
-	thinkSpace  string // trailing whitespace of the reasoning, held
-	space       string // trailing whitespace of the content, held until we know whether a marker follows
-	afterClose  bool   // a reasoning block just closed: leading whitespace of the content is dropped
-	calls       int
-	diagnostics []Diagnostic
-	markupBytes int
+	inThink    bool
+	started    bool   // some output has been consumed (an open marker at offset 0 is removed)
+	thinkBegun bool   // the current reasoning block has emitted text
+	thinkSpace string // trailing whitespace of the reasoning, held
+	space      string // trailing whitespace of the content, held until we know whether a marker follows
+	afterClose bool   // a reasoning block just closed: leading whitespace of the content is dropped
+	calls      int
 }
 
 func (p *mistralParser) Feed(chunk string) []Event {
@@ -86,27 +83,6 @@ func (p *mistralParser) Close() []Event {
 		p.thinkSpace = ""
 	}
 	return events
-}
-
-func (p *mistralParser) Diagnostics() []Diagnostic { return p.diagnostics }
-
-func (p *mistralParser) markupLen() int { return p.markupBytes }
-
-func (p *mistralParser) consume(n int) {
-	p.buf = p.buf[n:]
-	p.offset += n
-	p.markupBytes += n
-}
-
-func (p *mistralParser) take(n int) string {
-	s := p.buf[:n]
-	p.buf = p.buf[n:]
-	p.offset += n
-	return s
-}
-
-func (p *mistralParser) diag(code, msg string, offset int) {
-	p.diagnostics = append(p.diagnostics, Diagnostic{Code: code, Message: msg, Offset: offset})
 }
 
 func (p *mistralParser) run() []Event {

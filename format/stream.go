@@ -48,20 +48,17 @@ const (
 
 // engine is the streaming parser of a markup family.
 type engine struct {
-	m     *markup
-	opts  Options
-	state engineState
+	scanBuffer // the unconsumed output, its offset, markup count and diagnostics
+	m          *markup
+	opts       Options
+	state      engineState
 
-	buf    string // input not yet turned into events
-	offset int    // output offset of buf[0]
 	closed bool
 
 	calls        int
 	afterSection bool   // a call section just ended: whitespace may be layout before another
 	thinkBegun   bool   // reasoning text has been emitted (leading whitespace is dropped until then)
 	thinkSpace   string // trailing whitespace of the reasoning, held until more reasoning follows
-	diagnostics  []Diagnostic
-	markupBytes  int // bytes recognised as markup, for the no-byte-lost check
 }
 
 func newEngine(m *markup, opts Options) *engine {
@@ -80,27 +77,6 @@ func (e *engine) Feed(chunk string) []Event {
 func (e *engine) Close() []Event {
 	e.closed = true
 	return e.run()
-}
-
-func (e *engine) Diagnostics() []Diagnostic { return e.diagnostics }
-
-// consume drops n bytes of buf that were markup (or layout the family drops).
-func (e *engine) consume(n int) {
-	e.buf = e.buf[n:]
-	e.offset += n
-	e.markupBytes += n
-}
-
-// take removes and returns n bytes of buf that become text.
-func (e *engine) take(n int) string {
-	s := e.buf[:n]
-	e.buf = e.buf[n:]
-	e.offset += n
-	return s
-}
-
-func (e *engine) diag(code, msg string, offset int) {
-	e.diagnostics = append(e.diagnostics, Diagnostic{Code: code, Message: msg, Offset: offset})
 }
 
 // run turns as much of buf into events as can be decided.
@@ -293,6 +269,43 @@ func (e *engine) newID() string {
 	return NewCallID()
 }
 
+// scanBuffer is the part of a streaming parser that every parser shares: the
+// output not yet turned into events, where it starts, how much of what was
+// consumed was markup (for the no-byte-lost check) and the diagnostics.
+type scanBuffer struct {
+	buf         string // input not yet turned into events
+	offset      int    // output offset of buf[0]
+	markupBytes int    // bytes recognised as markup (or layout the family drops)
+	diagnostics []Diagnostic
+}
+
+// consume drops n bytes of buf that were markup (or layout the family drops).
+func (b *scanBuffer) consume(n int) {
+	b.buf = b.buf[n:]
+	b.offset += n
+	b.markupBytes += n
+}
+
+// take removes and returns n bytes of buf that become text.
+func (b *scanBuffer) take(n int) string {
+	s := b.buf[:n]
+	b.buf = b.buf[n:]
+	b.offset += n
+	return s
+}
+
+func (b *scanBuffer) diag(code, msg string, offset int) {
+	b.diagnostics = append(b.diagnostics, Diagnostic{Code: code, Message: msg, Offset: offset})
+}
+
+// Diagnostics returns what went wrong, in output order.
+func (b *scanBuffer) Diagnostics() []Diagnostic { return b.diagnostics }
+
+// markupLen is how many bytes of the output were recognised as markup (or
+// layout the family drops); with the content and reasoning it accounts for
+// every byte of the output.
+func (b *scanBuffer) markupLen() int { return b.markupBytes }
+
 // indexAny returns the earliest position of any marker in s, and the marker.
 func indexAny(s string, markers []string) (int, string) {
 	best, which := -1, ""
@@ -352,8 +365,3 @@ func couldStartAny(s string, markers []string) bool {
 	}
 	return false
 }
-
-// markupLen is how many bytes of the output were recognised as markup (or
-// layout the family drops); with the content and reasoning it accounts for
-// every byte of the output.
-func (e *engine) markupLen() int { return e.markupBytes }
