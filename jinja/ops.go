@@ -635,17 +635,5 @@ func compareOp(op string, a, b Value) (bool, error) {
 		ok, err := contains(b, a)
 		return !ok, err
 	}
-	c, err := compare(op, a, b)
-	if err != nil {
-		return false, err
-	}
-	switch op {
-	case "<":
-		return c < 0, nil
-	case "<=":
-		return c <= 0, nil
-	case ">":
-		return c > 0, nil
-	}
-	return c >= 0, nil
+	return pyCmp(op, a, b)
 }
