@@ -204,7 +204,7 @@ func (r *renderer) freeValue(fv *freeVar) Value {
 	if c.render == r.render {
 		return c.v
 	}
-	v, ok := r.vars[fv.name]
+	v, ok := r.vars.Lookup(fv.name)
 	if !ok {
 		v = fv.fallback
 	}
@@ -1009,7 +1009,7 @@ func (c *compiler) namespaceCall(e *callExpr) evalFn {
 	generic := c.call(e)
 	names, vals, line := e.kwNames, c.exprs(e.kwVals), e.line
 	return func(r *renderer, f *frame) (Value, error) {
-		if _, shadowed := r.vars["namespace"]; shadowed {
+		if _, shadowed := r.vars.Lookup("namespace"); shadowed {
 			v, err := generic(r, f, nil)
 			return v, withLine(err, line)
 		}

@@ -12,7 +12,7 @@ type renderer struct {
 	now     func() time.Time
 	started time.Time // when the timeout's clock started (see pastDeadline)
 
-	vars     map[string]Value // the render context, under the root frame
+	vars     Context // the render context, under the root frame
 	root     frame
 	rootBuf  []Value     // backing for root.slots, kept between renders
 	out      []byte      // the output; captured blocks append to it and cut it back

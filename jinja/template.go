@@ -69,10 +69,34 @@ func Compile(source string) (*Template, error) {
 	return compileTemplate(body), nil
 }
 
+// Context supplies the variables of one render by name: Lookup reports a
+// name's value, or false when the context has no such name (the globals are
+// consulted next, then the name is undefined). It is called at most once per
+// name and render, from the rendering goroutine, and must give the same answer
+// for the whole render.
+type Context interface {
+	Lookup(name string) (Value, bool)
+}
+
+// Vars is a Context held in a map.
+type Vars map[string]Value
+
+// Lookup returns vars[name].
+func (vars Vars) Lookup(name string) (Value, bool) {
+	v, ok := vars[name]
+	return v, ok
+}
+
 // Render renders the template with vars as its context. It is what
 // ImmutableSandboxedEnvironment.from_string(source).render(**vars) returns, or
 // the *Error that call raises.
-func (t *Template) Render(vars map[string]Value, opts *Options) (_ string, err error) {
+func (t *Template) Render(vars map[string]Value, opts *Options) (string, error) {
+	return t.RenderContext(Vars(vars), opts)
+}
+
+// RenderContext is Render with the variables supplied by ctx, for callers that
+// hold them in a form of their own and would otherwise build a map per render.
+func (t *Template) RenderContext(ctx Context, opts *Options) (_ string, err error) {
 	r := rendererPool.Get().(*renderer)
 	defer func() {
 		// A panic here is a bug in the engine, not in the template; it must not
@@ -83,7 +107,7 @@ func (t *Template) Render(vars map[string]Value, opts *Options) (_ string, err e
 		}
 		r.release()
 	}()
-	r.reset(vars, opts, t)
+	r.reset(ctx, opts, t)
 	err = t.body(r, &r.root)
 	if err == nil && r.joinErr != nil {
 		err = r.joinErr
@@ -102,8 +126,8 @@ var rendererPool = sync.Pool{New: func() any { return new(renderer) }}
 // maxPooledOutput is the largest output buffer a pooled renderer keeps.
 const maxPooledOutput = 1 << 20
 
-// reset readies a pooled renderer for a render of vars.
-func (r *renderer) reset(vars map[string]Value, opts *Options, t *Template) {
+// reset readies a pooled renderer for a render of ctx.
+func (r *renderer) reset(ctx Context, opts *Options, t *Template) {
 	r.limits, r.now, r.started = DefaultLimits(), time.Now, time.Time{}
 	if opts != nil {
 		if opts.Limits != (Limits{}) {
@@ -113,7 +137,7 @@ func (r *renderer) reset(vars map[string]Value, opts *Options, t *Template) {
 			r.now = opts.Now
 		}
 	}
-	r.vars = vars
+	r.vars = ctx
 	if cap(r.rootBuf) < t.rootSlots {
 		r.rootBuf = make([]Value, t.rootSlots)
 	}

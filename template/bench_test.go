@@ -87,7 +87,10 @@ func loadBenchCorpus(b *testing.B) *benchCorpus {
 		_ = json.Unmarshal(entries[tname], &tok)
 		for _, sp := range scenarios {
 			req := reqs[sp]
-			req.BOSToken, req.EOSToken = tok["bos_token"], tok["eos_token"]
+			req, err := req.WithTokens(tok["bos_token"], tok["eos_token"])
+			if err != nil {
+				b.Fatal(err)
+			}
 			sname := strings.TrimSuffix(filepath.Base(sp), ".json")
 			c.pairs = append(c.pairs, benchPair{name: name + "__" + sname, tmpl: name, tpl: tpl, req: req})
 		}

@@ -136,6 +136,30 @@ func (r *Request) keep(m jinja.JSONMember) json.RawMessage {
 	return m.Raw
 }
 
+// WithTokens returns a copy of r whose bos_token and eos_token are the JSON
+// values bos and eos (nil leaves that field as it is), decoded here once
+// rather than at every render, as ParseRequest decodes the fields it reads.
+func (r Request) WithTokens(bos, eos json.RawMessage) (Request, error) {
+	r.decoded = slices.Clip(r.decoded) // appends must not reach the original's array
+	for _, t := range []struct {
+		field *json.RawMessage
+		raw   json.RawMessage
+	}{{&r.BOSToken, bos}, {&r.EOSToken, eos}} {
+		if t.raw == nil {
+			continue
+		}
+		v, err := jinja.FromJSON(t.raw)
+		if err != nil {
+			return r, fmt.Errorf("request: token: %w", err)
+		}
+		*t.field = t.raw
+		if v != nil {
+			r.decoded = append(r.decoded, decodedJSON{raw: t.raw, val: v})
+		}
+	}
+	return r, nil
+}
+
 // HasTools reports whether the request's tools are not None (an empty list counts).
 func (r Request) HasTools() bool { return len(r.Tools) > 0 && !isNull(r.Tools) }
 
@@ -228,52 +252,80 @@ func orderedKeys(m map[string]json.RawMessage, order []string) []string {
 // laid over it and null entries dropped. A special token or kwarg named like one
 // of the four fixed arguments fails with Python's TypeError.
 func (r Request) Vars() (map[string]jinja.Value, error) {
+	var c renderContext
+	if err := r.fill(&c); err != nil {
+		return nil, err
+	}
+	vars := make(map[string]jinja.Value, len(fixedArgs)+len(c.extra))
+	for i, name := range fixedArgs {
+		vars[name] = c.fixed[i]
+	}
+	for _, e := range c.extra {
+		vars[e.name] = e.val
+	}
+	return vars, nil
+}
+
+// fixedArgs are the four keyword arguments render.py always passes.
+var fixedArgs = [...]string{"messages", "tools", "documents", "add_generation_prompt"}
+
+// renderContext is the jinja.Context of one render of a Request: the values
+// Vars would put in its map, without the map. Render keeps them in a pool.
+type renderContext struct {
+	fixed [len(fixedArgs)]jinja.Value
+	extra []contextEntry // the ** entries in Python's insertion order
+}
+
+type contextEntry struct {
+	name string
+	raw  json.RawMessage // while filling; val once decoded
+	val  jinja.Value
+}
+
+// Lookup implements jinja.Context.
+func (c *renderContext) Lookup(name string) (jinja.Value, bool) {
+	for i, fixed := range fixedArgs {
+		if name == fixed {
+			return c.fixed[i], true
+		}
+	}
+	for i := range c.extra {
+		if c.extra[i].name == name {
+			return c.extra[i].val, true
+		}
+	}
+	return nil, false
+}
+
+// fill sets c to r's variables, as Vars describes them.
+func (r Request) fill(c *renderContext) error {
 	if r.Messages == nil {
-		return nil, &jinja.Error{Kind: "KeyError", Message: "'messages'"}
+		return &jinja.Error{Kind: "KeyError", Message: "'messages'"}
 	}
-	vars := make(map[string]jinja.Value, 4+len(r.SpecialTokens)+len(r.Kwargs))
 	var err error
-	if vars["messages"], err = r.value("messages", r.Messages); err != nil {
-		return nil, err
+	for i, raw := range [...]json.RawMessage{r.Messages, r.Tools, r.Documents} {
+		if c.fixed[i], err = r.value(fixedArgs[i], raw); err != nil {
+			return err
+		}
 	}
-	if vars["tools"], err = r.value("tools", r.Tools); err != nil {
-		return nil, err
-	}
-	if vars["documents"], err = r.value("documents", r.Documents); err != nil {
-		return nil, err
-	}
-	vars["add_generation_prompt"] = r.AddGenerationPrompt
+	c.fixed[3] = r.AddGenerationPrompt
 
 	// The ** dict, in Python's insertion order: the special tokens with
 	// bos_token and eos_token laid over them (new ones at the end), nulls
 	// dropped, then the kwargs (a repeated name keeps its place).
-	type entry struct {
-		name string
-		raw  json.RawMessage
-	}
-	var buf [16]entry
-	extra := buf[:0]
+	c.extra = c.extra[:0]
 	put := func(name string, raw json.RawMessage) {
-		for i := range extra {
-			if extra[i].name == name {
-				extra[i].raw = raw
+		for i := range c.extra {
+			if c.extra[i].name == name {
+				c.extra[i].raw = raw
 				return
 			}
 		}
-		extra = append(extra, entry{name, raw})
-	}
-	override := func(name string) json.RawMessage {
-		switch name {
-		case "bos_token":
-			return r.BOSToken
-		case "eos_token":
-			return r.EOSToken
-		}
-		return nil
+		c.extra = append(c.extra, contextEntry{name: name, raw: raw})
 	}
 	for _, k := range r.specialKeys() {
 		raw := r.SpecialTokens[k]
-		if o := override(k); o != nil && !isNull(o) {
+		if o := r.tokenOverride(k); o != nil && !isNull(o) {
 			raw = o
 		}
 		if !isNull(raw) {
@@ -282,7 +334,7 @@ func (r Request) Vars() (map[string]jinja.Value, error) {
 	}
 	for _, k := range [...]string{"bos_token", "eos_token"} {
 		if _, ok := r.SpecialTokens[k]; !ok {
-			if o := override(k); o != nil && !isNull(o) {
+			if o := r.tokenOverride(k); o != nil && !isNull(o) {
 				put(k, o)
 			}
 		}
@@ -290,18 +342,33 @@ func (r Request) Vars() (map[string]jinja.Value, error) {
 	for _, k := range r.kwargKeys() {
 		put(k, r.Kwargs[k])
 	}
-	for _, e := range extra {
-		if _, fixed := vars[e.name]; fixed {
-			return nil, &jinja.Error{Kind: "TypeError",
-				Message: fmt.Sprintf("jinja2.environment.Template.render() got multiple values for keyword argument '%s'", e.name)}
+	for _, e := range c.extra {
+		for _, fixed := range fixedArgs {
+			if e.name == fixed {
+				return &jinja.Error{Kind: "TypeError",
+					Message: fmt.Sprintf("jinja2.environment.Template.render() got multiple values for keyword argument '%s'", e.name)}
+			}
 		}
 	}
-	for _, e := range extra {
-		if vars[e.name], err = r.value(e.name, e.raw); err != nil {
-			return nil, err
+	for i := range c.extra {
+		e := &c.extra[i]
+		if e.val, err = r.value(e.name, e.raw); err != nil {
+			return err
 		}
+		e.raw = nil
 	}
-	return vars, nil
+	return nil
+}
+
+// tokenOverride is the request's bos_token or eos_token for those names.
+func (r *Request) tokenOverride(name string) json.RawMessage {
+	switch name {
+	case "bos_token":
+		return r.BOSToken
+	case "eos_token":
+		return r.EOSToken
+	}
+	return nil
 }
 
 // value is the template value of the raw JSON of field name: None for an
@@ -325,12 +392,21 @@ func (r Request) value(name string, raw json.RawMessage) (jinja.Value, error) {
 
 // Render renders req with t as render.py does. opts may be nil.
 func Render(t *jinja.Template, req Request, opts *jinja.Options) (string, error) {
-	vars, err := req.Vars()
-	if err != nil {
+	c := contextPool.Get().(*renderContext)
+	defer func() {
+		// Drop the values so that the pool does not keep a request alive.
+		c.fixed = [len(fixedArgs)]jinja.Value{}
+		clear(c.extra)
+		c.extra = c.extra[:0]
+		contextPool.Put(c)
+	}()
+	if err := req.fill(c); err != nil {
 		return "", err
 	}
-	return t.Render(vars, opts)
+	return t.RenderContext(c, opts)
 }
+
+var contextPool = sync.Pool{New: func() any { return new(renderContext) }}
 
 // pyTruthy is Python's bool() of a decoded JSON value: None, False, 0, 0.0,
 // "", [] and {} are false; everything else (NaN too) is true.

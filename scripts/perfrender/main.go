@@ -254,7 +254,10 @@ func load(corpus, only string) ([]*pair, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", sp, err)
 			}
-			req.BOSToken, req.EOSToken = tokens[tname]["bos_token"], tokens[tname]["eos_token"]
+			// render.py gets the tokens inside its (decoded) request dict.
+			if req, err = req.WithTokens(tokens[tname]["bos_token"], tokens[tname]["eos_token"]); err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
 			p := &pair{name: name, tmpl: strings.TrimSuffix(tname, ".jinja"), tpl: tpl, compErr: compErr, req: req}
 			golden := filepath.Join(corpus, "golden", name)
 			if want, err := os.ReadFile(golden + ".txt"); err == nil {
@@ -409,7 +412,7 @@ func report(pairs []*pair, or *oracleInfo, e env) string {
 	}
 	w(") is timed on its own, warm, one process per side; the two sides take turns pair by pair, never running at once, so that both see the same machine load: ")
 	w("templates are compiled once beforehand, one warm-up render, then %d batches of at least %v each; ", e.rounds, e.minTime/time.Duration(e.rounds))
-	w("a pair's figure is its median batch mean. Ours is `template.Render` (request JSON → template variables → render, ")
+	w("a pair's figure is its median batch mean. Ours is `template.Render` (parsed request → render context → render, ")
 	w("the pinned clock of the goldens); the oracle's is `render.render(req)` from `render.py` with the template already ")
 	w("in `compile_template`'s cache, which is what transformers does per `apply_chat_template` call once the template is cached. ")
 	w("Pairs whose golden is an error are timed failing, on both sides.\n\n")
@@ -440,8 +443,9 @@ func report(pairs []*pair, or *oracleInfo, e env) string {
 	stat("Max", slices.Max[[]float64])
 	stat(fmt.Sprintf("Whole corpus (sum of %d)", len(pairs)), sum)
 	w("\n\"Engine only\" is `jinja.Template.Render` with the template variables built once per pair; `template.Render` also ")
-	w("converts the request's JSON (messages, tools, tokens, kwargs) to template values on every call, which `render.render` does not ")
-	w("have to do (its request is already Python objects).\n\n")
+	w("builds the render context on every call: the four fixed arguments and the `**` entries in Python's order, with the ")
+	w("checks `render()` makes (a token or kwarg named like a fixed argument is a TypeError). The request's JSON is decoded once, ")
+	w("by `template.ParseRequest` (with the tokens, `Request.WithTokens`), as the oracle's request dict is decoded once by `json.loads`.\n\n")
 	w("Per-pair speed-up (Python ÷ `template.Render`): median %.1f×, p10 %.1f×, min %.1f×, max %.1f×; %d of %d pairs at least %.0f×.\n\n",
 		median(ratio), quantile(ratio, 0.1), slices.Min(ratio), slices.Max(ratio), countAtLeast(ratio, goal), len(ratio), goal)
 	w("Allocations per render (ours): median %.0f allocs / %s, p90 %.0f / %s, max %.0f / %s; whole corpus %.0f allocs / %s.\n\n",
