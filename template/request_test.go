@@ -261,3 +261,38 @@ func TestParseRequestPythonValues(t *testing.T) {
 		t.Errorf("got %q, %v; want %q", got, err, want)
 	}
 }
+
+// TestWithTokens: the tokens are decoded once and serve every render of the
+// copy; the original request is untouched, nil keeps a field, bad JSON fails.
+func TestWithTokens(t *testing.T) {
+	req, err := ParseRequest([]byte(`{"messages": [], "bos_token": "<s>"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	withEOS, err := req.WithTokens(nil, json.RawMessage(`"</s>"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	both, err := withEOS.WithTokens(json.RawMessage(`"[BOS]"`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := jinja.Compile(`{{ bos_token }}|{{ eos_token }}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		req  Request
+		want string
+	}{{req, "<s>|"}, {withEOS, "<s>|</s>"}, {both, "[BOS]|</s>"}} {
+		if got, err := Render(tp, c.req, nil); err != nil || got != c.want {
+			t.Errorf("got %q, %v; want %q", got, err, c.want)
+		}
+	}
+	if len(req.decoded) != 1 || len(withEOS.decoded) != 2 || len(both.decoded) != 3 {
+		t.Errorf("decoded values kept: %d, %d, %d; want 1, 2, 3", len(req.decoded), len(withEOS.decoded), len(both.decoded))
+	}
+	if _, err := req.WithTokens(json.RawMessage(`"unterminated`), nil); err == nil {
+		t.Error("bad token JSON: no error")
+	}
+}
