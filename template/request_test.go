@@ -289,8 +289,8 @@ func TestWithTokens(t *testing.T) {
 			t.Errorf("got %q, %v; want %q", got, err, c.want)
 		}
 	}
-	if len(req.decoded) != 1 || len(withEOS.decoded) != 2 || len(both.decoded) != 3 {
-		t.Errorf("decoded values kept: %d, %d, %d; want 1, 2, 3", len(req.decoded), len(withEOS.decoded), len(both.decoded))
+	if len(req.decoded) != 2 || len(withEOS.decoded) != 3 || len(both.decoded) != 4 { // messages, bos_token, then one per token
+		t.Errorf("decoded values kept: %d, %d, %d; want 2, 3, 4", len(req.decoded), len(withEOS.decoded), len(both.decoded))
 	}
 	if _, err := req.WithTokens(json.RawMessage(`"unterminated`), nil); err == nil {
 		t.Error("bad token JSON: no error")
