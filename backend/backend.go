@@ -1,0 +1,133 @@
+// Package backend speaks each local runtime's own dialect: one file per
+// upstream API (Ollama's native API, the OpenAI-compatible servers: llama.cpp's
+// llama-server, LM Studio, vLLM, SGLang, mlx_lm.server). A Backend is one
+// runtime at one address. It offers two ways to generate: Complete sends a
+// prompt Dragoman rendered itself (the "own" mode) and streams back the raw
+// text; Chat sends the request to the runtime's chat API (the "relay" mode)
+// and streams back its answer with the dialect's quirks repaired — calls are
+// assembled from fragments and announced whole, with ids, arguments as a JSON
+// string, reasoning in one field.
+package backend
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/dragoman-dev/dragoman/chat"
+)
+
+// Kind names a runtime.
+type Kind string
+
+const (
+	Ollama      Kind = "ollama"
+	LlamaServer Kind = "llama-server"
+	LMStudio    Kind = "lmstudio"
+	VLLM        Kind = "vllm"
+	SGLang      Kind = "sglang"
+	MLX         Kind = "mlx-lm"
+	// OpenAI is any other OpenAI-compatible server.
+	OpenAI Kind = "openai"
+)
+
+// Backend is one runtime at one address. Methods are safe for concurrent use
+// and honour ctx: cancelling it aborts the upstream request.
+type Backend interface {
+	// Kind is the runtime's kind; BaseURL its address (scheme://host:port).
+	Kind() Kind
+	BaseURL() string
+	// Models lists the models the runtime serves.
+	Models(ctx context.Context) ([]Model, error)
+	// ModelInfo reports what the runtime knows of a model: its chat template
+	// and special tokens where it exposes them, its context length.
+	ModelInfo(ctx context.Context, model string) (ModelInfo, error)
+	// CanComplete reports whether the runtime takes raw prompts (Complete).
+	CanComplete() bool
+	// Complete generates from a rendered prompt and streams the raw text.
+	Complete(ctx context.Context, req CompleteRequest) (Stream, error)
+	// Chat sends req to the runtime's own chat API and streams its answer.
+	Chat(ctx context.Context, req *chat.Request) (Stream, error)
+}
+
+// Model is one model a runtime serves.
+type Model struct {
+	// ID is the runtime's name for it.
+	ID string
+	// ContextLength is the model's context window in tokens; 0 when unknown.
+	ContextLength int
+}
+
+// ModelInfo is what a runtime exposes about one model.
+type ModelInfo struct {
+	// Template is the model's Jinja chat template; empty when the runtime does
+	// not expose one. TemplateOrigin says where it came from (for the trace).
+	Template       string
+	TemplateOrigin string
+	// BOSToken and EOSToken are the tokenizer's, where known.
+	BOSToken, EOSToken string
+	// ContextLength is the context window in tokens; 0 when unknown.
+	ContextLength int
+	// GGUFPath is the model's weights file on this machine, where known (Ollama's store).
+	GGUFPath string
+}
+
+// CompleteRequest is one raw completion.
+type CompleteRequest struct {
+	Model  string
+	Prompt string
+	// MaxTokens bounds the output; 0 is the runtime's default.
+	MaxTokens   int
+	Temperature *float64
+	TopP        *float64
+	Seed        *int64
+	Stop        []string
+	// Grammar is a GBNF grammar the sampler must follow (llama.cpp), and
+	// JSONSchema a schema the output must match (Ollama's format, llama.cpp's
+	// json_schema). At most one is set; a backend that can take neither
+	// ignores them and the parser copes.
+	Grammar    string
+	JSONSchema json.RawMessage
+	// ContextLength asks Ollama for this num_ctx; 0 leaves the model's default.
+	ContextLength int
+}
+
+// Chunk is one piece of a streamed answer.
+type Chunk struct {
+	// Text is raw output (Complete) or answer content (Chat).
+	Text string
+	// Reasoning is thinking the runtime separated itself (Chat only).
+	Reasoning string
+	// Calls are tool calls the runtime parsed itself (Chat only), each whole:
+	// arguments as a JSON object in a string, an id assigned where the runtime
+	// gave none.
+	Calls []chat.ToolCall
+	// FinishReason is set on the last chunk ("" when the stream was cut).
+	FinishReason chat.FinishReason
+	// Usage is set on the last chunk when the runtime reports it.
+	Usage *chat.Usage
+}
+
+// Stream yields an answer's chunks. Next returns io.EOF after the last chunk;
+// any other error means the stream broke (the chunks already returned stand).
+// Close releases the connection; it may be called at any time, more than once.
+type Stream interface {
+	Next() (Chunk, error)
+	Close() error
+}
+
+// Error is an error the runtime answered with.
+type Error struct {
+	Kind Kind
+	// Status is the HTTP status; Message the runtime's own words.
+	Status  int
+	Message string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s answered %d: %s", e.Kind, e.Status, e.Message)
+}
+
+// ErrNoComplete is returned by Complete on runtimes without raw completion.
+var ErrNoComplete = errors.New("this runtime does not take raw prompts")
