@@ -1,0 +1,288 @@
+package format
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// autoDerivable are the corpus families whose markup a derived parser must
+// express: JSON in a wrapper and tagged arguments (and the name-then-JSON
+// shapes that share the machinery). Every corpus template of these families
+// must derive, and the derived parser must pass the family's vectors, but for
+// autoSkip and the vectors whose reasoning markup the template does not
+// render.
+var autoDerivable = map[string]bool{
+	// JSON in a wrapper
+	"hermes": true, "apriel": true, "nemotron-toolcall-json": true, "mistral-legacy-array": true,
+	"minimax-m1": true, "apertus": true, "gigachat3": true,
+	// tagged arguments
+	"qwen3-coder-xml": true, "glm-4.5-4.7": true, "laguna": true, "seed-oss": true, "minimax-m2": true,
+	"minicpm5": true, "hunyuan-hy3": true,
+	// name, then JSON arguments
+	"deepseek-v3.1": true,
+}
+
+// autoNotDerivable are the families whose templates Derive must refuse, with
+// what is missing; a template of any other family is reported, not held to
+// either.
+var autoNotDerivable = map[string]string{
+	"none":             "renders no assistant calls",
+	"lfm2":             "pythonic calls, or no assistant calls",
+	"gemma4":           "key:value arguments with special quotes",
+	"kimi-k2":          "a per-call counter in the markup (or the template raises)",
+	"functionary-v3.2": "no opening marker",
+	"gpt-oss-harmony":  "a header, not a markup token, opens the call",
+	"muse-glimmer":     "the name is repeated in the header",
+	"solar-open":       "a call id in the markup",
+	"minimax-m3":       "arguments are elements named after the key",
+	"kimi-k3":          "a per-call index in the markup",
+}
+
+// autoSkip lists the individual vectors a derived parser does not pass, with
+// the family-specific rule the hand-written parser implements and the
+// template's render cannot show.
+// A key is a vector id, or "template:vector id" for one template only.
+var autoSkip = map[string]string{
+	"dragoman-apriel-02":                    `the template renders no call id; the family reads an "id" member`,
+	"sglang-052":                            "Decision 5: a literal \\n after the name and escaped JSON values (a repair rule of the family)",
+	"dragoman-glm-4.5-4.7-08":               "Decision 5: a literal \\n after the name and escaped JSON values (a repair rule of the family)",
+	"GLM-4.6.jinja:dragoman-glm-4.5-4.7-05": "a bare </think> before the answer: only GLM-4.7's template writes one",
+	"glm_4_5.jinja:dragoman-glm-4.5-4.7-05": "a bare </think> before the answer: only GLM-4.7's template writes one",
+	"ollama-038":                            "tool-output markers in the output are removed (a rule of the family, not in the template's call markup)",
+	"ollama-042":                            "tool-output markers in the output are removed (a rule of the family, not in the template's call markup)",
+	"ollama-047":                            "tool-output markers in the output are removed (a rule of the family, not in the template's call markup)",
+	"ollama-063":                            "tool-output markers in the output are removed (a rule of the family, not in the template's call markup)",
+	"dragoman-deepseek-v3.1-09":             "tool-output markers in the output are removed (a rule of the family, not in the template's call markup)",
+	"sglang-016":                            "text before [TOOL_CALLS] loses its trailing whitespace (a rule of the family)",
+	"dragoman-mistral-legacy-array-04":      "text before [TOOL_CALLS] loses its trailing whitespace (a rule of the family)",
+	"dragoman-mistral-legacy-array-07":      "text before [TOOL_CALLS] loses its trailing whitespace (a rule of the family)",
+	"dragoman-minicpm5-07":                  "CDATA sections are unwrapped (a rule of the family; the probe's plain values render without CDATA)",
+	"dragoman-laguna-04":                    "</assistant> ends the content (a rule of the family: the turn end is XML-like)",
+	"dragoman-laguna-05":                    "a JSON body inside <tool_call> (a leniency of the family's parser, not the template's markup)",
+	// GigaChat 3 and 3.1 write different markup; each template's parser reads its own.
+	"GigaChat3-10B-A1.8B.jinja:dragoman-gigachat3-03":   "GigaChat 3.1 markup (<|function_call|>)",
+	"GigaChat3-10B-A1.8B.jinja:dragoman-gigachat3-05":   "GigaChat 3.1 markup (<|function_call|>)",
+	"GigaChat3-10B-A1.8B.jinja:dragoman-gigachat3-06":   "GigaChat 3.1 markup (<|function_call|>)",
+	"GigaChat3-10B-A1.8B.jinja:dragoman-gigachat3-07":   "GigaChat 3.1 markup (<|function_call|>)",
+	"GigaChat3-10B-A1.8B.jinja:dragoman-gigachat3-04":   "a trailing <|message_sep|> after the call is dropped (a rule of the family)",
+	"GigaChat3.1-10B-A1.8B.jinja:sglang-073":            "GigaChat 3 markup (function call<|role_sep|>)",
+	"GigaChat3.1-10B-A1.8B.jinja:sglang-075":            "GigaChat 3 markup (function call<|role_sep|>)",
+	"GigaChat3.1-10B-A1.8B.jinja:sglang-082":            "GigaChat 3 markup (function call<|role_sep|>)",
+	"GigaChat3.1-10B-A1.8B.jinja:dragoman-gigachat3-02": "GigaChat 3 markup (function call<|role_sep|>)",
+	"GigaChat3.1-10B-A1.8B.jinja:dragoman-gigachat3-04": "GigaChat 3 markup (function call<|role_sep|>)",
+	"GigaChat3.1-10B-A1.8B.jinja:dragoman-gigachat3-08": "GigaChat 3 markup (function call<|role_sep|>)",
+}
+
+// withoutRegistry runs f with every hand-written family switched off.
+func withoutRegistry(f func()) {
+	saved := registry
+	registry = map[string]*Family{}
+	defer func() { registry = saved }()
+	f()
+}
+
+type autoRow struct {
+	template, family, derived string
+	pass, skip, total         int
+}
+
+func TestDerivedParsers(t *testing.T) {
+	tmap := templateMap(t)
+	var names []string
+	for n := range tmap {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	vectors := loadVectors(t)
+	var rows []autoRow
+	for _, name := range names {
+		fam := tmap[name]
+		src, err := os.ReadFile(filepath.Join(sharedDir(t), "corpus", "templates", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d *Derived
+		withoutRegistry(func() { d, err = Derive(string(src)) })
+		row := autoRow{template: name, family: fam}
+		switch {
+		case err != nil:
+			row.derived = "no: " + err.Error()
+			if autoDerivable[fam] {
+				t.Errorf("%s (%s): %v", name, fam, err)
+			}
+			if len(err.Error()) < 20 {
+				t.Errorf("%s: the error does not say what is missing: %v", name, err)
+			}
+		case autoNotDerivable[fam] != "":
+			row.derived = "yes"
+			t.Errorf("%s (%s): derived, but a derived parser cannot express %s:\n%s", name, fam, autoNotDerivable[fam], d)
+		default:
+			row.derived = "yes"
+			if !autoDerivable[fam] {
+				row.derived = "yes (not required)"
+			}
+		}
+		if d != nil {
+			ref, _ := Lookup(fam)
+			for _, v := range vectors {
+				if v.Family != fam || v.Scope != "full_output" {
+					continue
+				}
+				row.total++
+				if reason := autoSkipReason(name, v, d, ref); reason != "" {
+					row.skip++
+					continue
+				}
+				var msg string
+				withoutRegistry(func() { msg = runDerived(d, v) })
+				if msg == "" {
+					row.pass++
+				} else if autoDerivable[fam] {
+					t.Errorf("%s (%s) vector %s: %s\ninput %q", name, fam, v.ID, msg, v.Input)
+				}
+			}
+		}
+		rows = append(rows, row)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%-52s %-24s %-9s %s\n", "template", "family", "vectors", "derived")
+	for _, r := range rows {
+		vec := "-"
+		if r.total > 0 {
+			vec = fmt.Sprintf("%d/%d", r.pass, r.total)
+			if r.skip > 0 {
+				vec += fmt.Sprintf(" (%d skipped)", r.skip)
+			}
+		}
+		fmt.Fprintf(&b, "%-52s %-24s %-9s %s\n", r.template, r.family, vec, r.derived)
+	}
+	t.Log(b.String())
+}
+
+// autoSkipReason says why a vector is not held against a derived parser: it
+// is listed in autoSkip, it contradicts a documented decision, or it needs
+// reasoning markup the template does not render.
+func autoSkipReason(template string, v vector, d *Derived, ref *Family) string {
+	if r := autoSkip[v.ID]; r != "" {
+		return r
+	}
+	if r := autoSkip[template+":"+v.ID]; r != "" {
+		return r
+	}
+	if r := contradicted[v.ID]; r != "" {
+		return "contradicts " + r
+	}
+	if ref != nil && ref.ThinkOpen != "" && d.ThinkOpen != ref.ThinkOpen {
+		usesReasoning := strings.Contains(v.Input, ref.ThinkOpen) || peerStartsInReasoning[v.Model] ||
+			(v.Expected.Thinking != nil && *v.Expected.Thinking != "") || (v.Options.Think != nil && *v.Options.Think) ||
+			(v.Options.Prefill != nil && v.Options.Prefill.Thinking != "")
+		if closeMarker := strings.Replace(ref.ThinkOpen, "<", "</", 1); strings.Contains(v.Input, closeMarker) {
+			usesReasoning = true
+		}
+		if usesReasoning {
+			return "the template renders no reasoning markup"
+		}
+	}
+	return ""
+}
+
+// runDerived parses a vector with the derived parser, whole and byte by byte,
+// and returns what does not match.
+func runDerived(d *Derived, v vector) string {
+	f := d.Family()
+	o := derivedOptions(v, f)
+	r := Run(f.New(o), vectorChunks(v)...)
+	msg := checkVector(v, r)
+	var bytes []string
+	for i := 0; i < len(v.Input); i++ {
+		bytes = append(bytes, v.Input[i:i+1])
+	}
+	if msg == "" && !reflect.DeepEqual(Run(f.New(o), bytes...), Run(f.New(o), v.Input)) {
+		msg = "the result depends on the chunking"
+	}
+	return msg
+}
+
+// derivedOptions are vectorOptions, with a named template's forced-open
+// prompt judged by the derived reasoning marker.
+func derivedOptions(v vector, f *Family) Options {
+	tpl := v.Options.Template
+	v.Options.Template = ""
+	o := vectorOptions(v)
+	if tpl != "" {
+		src, err := os.ReadFile(filepath.Join(sharedDirPath(), "corpus", "templates", tpl))
+		kwargs := ""
+		if v.Options.EnableThinking != nil {
+			b, _ := json.Marshal(map[string]bool{"enable_thinking": *v.Options.EnableThinking})
+			kwargs = string(b)
+		}
+		o.ReasoningOpen = err == nil && GenerationOpensReasoning(string(src), f, kwargs)
+		if p := v.Options.Prefill; p != nil {
+			o.ReasoningOpen = p.Thinking != "" && p.Content == ""
+		}
+	}
+	return o
+}
+
+// TestDeriveRefuses: templates whose markup a derived parser cannot express
+// get an error that says what is missing.
+func TestDeriveRefuses(t *testing.T) {
+	call := `{%- for m in messages %}{%- if m.tool_calls %}{%- for c in m.tool_calls %}%s{%- endfor %}{%- else %}{{ m.content }}{%- endif %}{%- endfor %}`
+	for _, tc := range []struct{ name, body, want string }{
+		{"no calls", `{%- for m in messages %}{{ m.content }}{%- endfor %}`, "does not render assistant tool_calls"},
+		{"pythonic", strings.Replace(call, "%s", `[{{ c.function.name }}({% for k, v in c.function.arguments.items() %}{{ k }}='{{ v }}'{% if not loop.last %}, {% endif %}{% endfor %})]`, 1), "cannot"},
+		{"bare JSON", strings.Replace(call, "%s", `{{ {"name": c.function.name, "arguments": c.function.arguments} | tojson }}`, 1), "no opening marker"},
+		{"does not compile", `{% if %}`, "does not compile"},
+	} {
+		_, err := Derive(tc.body)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want an error saying %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestDeriveSynthetic derives markup from small templates written here, so
+// the derivation is checked apart from the corpus.
+func TestDeriveSynthetic(t *testing.T) {
+	loop := func(body string) string {
+		return `{%- for m in messages %}{%- if m.role == "assistant" %}<|assistant|>{%- if m.reasoning_content %}<r>{{ m.reasoning_content }}</r>{% endif %}` +
+			`{{ m.content or "" }}{%- if m.tool_calls %}` + body + `{%- endif %}<|end|>{%- else %}<|user|>{{ m.content }}<|end|>{%- endif %}{%- endfor %}`
+	}
+	for _, tc := range []struct {
+		name, tpl, output string
+		want              string // name(args) of the calls, joined
+	}{
+		{"json in a wrapper", loop(`{%- for c in m.tool_calls %}<call>{"fn": {{ c.function.name | tojson }}, "args": {{ c.function.arguments | tojson }}}</call>{%- endfor %}`),
+			`<r>plan</r>Sure.<call>{"fn": "a", "args": {"x": 1}}</call><call>{"args": {}, "fn": "b"}</call>`, `a{"x": 1} b{}`},
+		{"tagged in a section", loop(`[CALLS]{%- for c in m.tool_calls %}<fn name="{{ c.function.name }}">{%- for k, v in c.function.arguments.items() %}<arg k="{{ k }}">{{ v }}</arg>{%- endfor %}</fn>{%- endfor %}[/CALLS]`),
+			`[CALLS]<fn name="a"><arg k="x">1</arg><arg k="y">two words</arg></fn><fn name="b"></fn>[/CALLS]`, `a{"x": "1", "y": "two words"} b{}`},
+		{"name then JSON", loop(`{%- for c in m.tool_calls %}<<{{ c.function.name }}>>{{ c.function.arguments | tojson }}{%- endfor %}`),
+			`<<a>>{"x": [1, 2]}<<b>>{}`, `a{"x": [1, 2]} b{}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var d *Derived
+			var err error
+			withoutRegistry(func() { d, err = Derive(tc.tpl) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := Run(d.Family().New(Options{}), tc.output)
+			var got []string
+			for _, c := range r.ToolCalls {
+				got = append(got, c.Function.Name+c.Function.Arguments)
+			}
+			if strings.Join(got, " ") != tc.want {
+				t.Errorf("calls %q, want %q\n%s", strings.Join(got, " "), tc.want, d)
+			}
+			if strings.Contains(tc.output, "<r>") && (r.Reasoning != "plan" || r.Content != "Sure.") {
+				t.Errorf("reasoning %q content %q\n%s", r.Reasoning, r.Content, d)
+			}
+		})
+	}
+}
