@@ -106,10 +106,14 @@ func (p *deepSeekParser) filter(final bool) string {
 	if !final {
 		n = safePrefix(p.pending, dsToolOutputMarkers)
 	}
-	out.WriteString(p.pending[:n])
+	text := p.pending[:n]
 	p.passed += n
 	p.in += n
 	p.pending = p.pending[n:]
+	if out.Len() == 0 {
+		return text // nothing removed: no copy
+	}
+	out.WriteString(text)
 	return out.String()
 }
 

@@ -93,7 +93,8 @@ type Options struct {
 // far completes; after Close, Diagnostics holds everything that went wrong.
 type Parser interface {
 	// Feed takes the next chunk of output, which may split a marker or a
-	// character anywhere.
+	// character anywhere. The returned slice belongs to the parser and is
+	// valid until the next Feed; Close returns a slice of its own.
 	Feed(chunk string) []Event
 	// Close ends the output: held-back text is released, an open call is
 	// accepted if its body is complete and otherwise kept as content.

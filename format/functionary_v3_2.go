@@ -130,22 +130,26 @@ func jsonMarshalString(s string) (string, error) {
 // (Used by several family files.)
 type leadEngine struct {
 	*engine
-	lead    sectionFunc
-	pending string
-	decided bool
+	lead     sectionFunc
+	pending  string
+	leadGate gate // when a chunk is worth trying the lead section again
+	decided  bool
 }
 
 func (l *leadEngine) Feed(chunk string) []Event {
 	if l.decided {
 		return l.engine.Feed(chunk)
 	}
-	l.pending += chunk
+	if !l.leadGate.feed(&l.pending, chunk) {
+		return nil
+	}
 	return l.decide(false)
 }
 
 func (l *leadEngine) Close() []Event {
 	var out []Event
 	if !l.decided {
+		l.leadGate.flush(&l.pending)
 		out = l.decide(true)
 	}
 	return append(out, l.engine.Close()...)

@@ -94,12 +94,16 @@ type harmony struct {
 }
 
 func (p *harmony) Feed(chunk string) []Event {
-	p.buf += chunk
+	if !p.gate.feed(&p.buf, chunk) {
+		return nil
+	}
 	return p.run()
 }
 
 func (p *harmony) Close() []Event {
 	p.closed = true
+	p.gate.flush(&p.buf)
+	p.closing()
 	return p.run()
 }
 
@@ -109,7 +113,7 @@ func (p *harmony) run() []Event {
 		p.open = false
 		p.state, p.kind = hmBody, hmReasoning
 	}
-	var out []Event
+	out := p.events()
 	for {
 		var events []Event
 		var progressed bool
@@ -153,10 +157,10 @@ func (p *harmony) stepOutside() ([]Event, bool) {
 		if n == 0 {
 			return nil, false
 		}
-		return []Event{{Kind: Content, Text: p.take(n)}}, true
+		return p.single(Content, p.take(n)), true
 	}
 	if pos > 0 {
-		return []Event{{Kind: Content, Text: p.take(pos)}}, true
+		return p.single(Content, p.take(pos)), true
 	}
 	for _, m := range harmonyHeaderStarts {
 		if marker == m {
@@ -187,7 +191,7 @@ func (p *harmony) stepHeader() ([]Event, bool) {
 		}
 		p.diag("stray-markup", "a message header without a message body: kept as text", p.offset)
 		p.state = hmOutside
-		return []Event{{Kind: Content, Text: p.take(n)}}, true
+		return p.single(Content, p.take(n)), true
 	}
 	n := from + pos + len(hmMessage)
 	channel, recipient := harmonyHeader(p.buf[:from+pos])
@@ -264,7 +268,7 @@ func (p *harmony) bodyText(text string, ending bool) []Event {
 		if text == "" {
 			return nil
 		}
-		return []Event{{Kind: Content, Text: text}}
+		return p.single(Content, text)
 	}
 	if !p.thinkBegun {
 		trimmed := strings.TrimLeftFunc(text, unicode.IsSpace)
@@ -279,7 +283,7 @@ func (p *harmony) bodyText(text string, ending bool) []Event {
 	space := text[len(body):]
 	var events []Event
 	if body != "" {
-		events = []Event{{Kind: Reasoning, Text: p.thinkSpace + body}}
+		events = p.single(Reasoning, p.thinkSpace+body)
 		p.thinkSpace = ""
 	}
 	p.thinkSpace += space
@@ -315,7 +319,7 @@ func (p *harmony) stepArgs(pos int, marker string) ([]Event, bool) {
 		}
 		p.diag("malformed-call", msg, p.headerOffset)
 		text := p.header + p.take(len(body)+len(end))
-		return []Event{{Kind: Content, Text: text}}, true
+		return p.single(Content, text), true
 	}
 	p.markupBytes += len(p.header)
 	p.consume(len(body) + len(end))

@@ -52,12 +52,16 @@ type llamaParser struct {
 }
 
 func (p *llamaParser) Feed(chunk string) []Event {
-	p.buf += chunk
+	if !p.gate.feed(&p.buf, chunk) {
+		return nil
+	}
 	return p.run()
 }
 
 func (p *llamaParser) Close() []Event {
 	p.closed = true
+	p.gate.flush(&p.buf)
+	p.closing()
 	return p.run()
 }
 
@@ -65,7 +69,7 @@ func (p *llamaParser) run() []Event {
 	if len(p.opts.Tools) == 0 {
 		p.content = true
 	}
-	var out []Event
+	out := p.events()
 	for !p.content {
 		events, progressed := p.step()
 		out = append(out, events...)
@@ -216,7 +220,7 @@ func (p *llamaParser) wrapped(i int) (events []Event, handled, progressed bool) 
 	p.markupBytes += n - len(inner)
 	p.buf = p.buf[n:]
 	p.offset += n
-	return []Event{{Kind: Content, Text: inner}}, true, true
+	return p.single(Content, inner), true, true
 }
 
 // fail ends the call sequence: the held text is content, with a diagnostic

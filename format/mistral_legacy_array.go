@@ -63,7 +63,9 @@ func (p *mistralParser) Feed(chunk string) []Event {
 		p.inThink = true
 	}
 	p.started = true
-	p.buf += chunk
+	if !p.gate.feed(&p.buf, chunk) {
+		return nil
+	}
 	return p.run()
 }
 
@@ -73,6 +75,8 @@ func (p *mistralParser) Close() []Event {
 	}
 	p.started = true
 	p.closed = true
+	p.gate.flush(&p.buf)
+	p.closing()
 	events := p.run()
 	if p.space != "" {
 		events = append(events, Event{Kind: Content, Text: p.space})
@@ -86,7 +90,7 @@ func (p *mistralParser) Close() []Event {
 }
 
 func (p *mistralParser) run() []Event {
-	var out []Event
+	out := p.events()
 	for {
 		var events []Event
 		var progressed bool
@@ -110,7 +114,7 @@ func (p *mistralParser) content(text string) []Event {
 	if body == "" {
 		return nil
 	}
-	return []Event{{Kind: Content, Text: body}}
+	return p.single(Content, body)
 }
 
 // releaseSpace emits the held whitespace (a marker follows that keeps it).
@@ -120,7 +124,7 @@ func (p *mistralParser) releaseSpace() []Event {
 	}
 	s := p.space
 	p.space = ""
-	return []Event{{Kind: Content, Text: s}}
+	return p.single(Content, s)
 }
 
 // dropSpace drops the held whitespace (a marker follows that removes it).
@@ -259,7 +263,7 @@ func (p *mistralParser) thinkText(text string, ending bool) []Event {
 		p.markupBytes += len(space)
 		p.thinkSpace = ""
 	}
-	return []Event{{Kind: Reasoning, Text: out}}
+	return p.single(Reasoning, out)
 }
 
 // mistralSection parses the [TOOL_CALLS] section at the start of buf: a JSON

@@ -63,15 +63,21 @@ type museParser struct {
 	calls  int
 	diags  []Diagnostic
 	markup int
+	gate   gate // when a chunk is worth parsing
+	eventBuf
 }
 
 func (p *museParser) Feed(chunk string) []Event {
-	p.buf += chunk
+	if !p.gate.feed(&p.buf, chunk) {
+		return nil
+	}
 	return p.run()
 }
 
 func (p *museParser) Close() []Event {
 	p.closed = true
+	p.gate.flush(&p.buf)
+	p.closing()
 	return p.run()
 }
 
@@ -92,7 +98,7 @@ func (p *museParser) take(n int) string {
 }
 
 func (p *museParser) run() []Event {
-	var out []Event
+	out := p.events()
 	for {
 		var events []Event
 		var progressed bool
@@ -173,7 +179,7 @@ func (p *museParser) stepHeader() ([]Event, bool) {
 func (p *museParser) plain() []Event {
 	p.first, p.inHeader, p.reasoning = false, false, false
 	if strings.HasPrefix(p.buf, museStart) {
-		return []Event{{Kind: Content, Text: p.take(len(museStart))}}
+		return p.single(Content, p.take(len(museStart)))
 	}
 	return nil
 }
@@ -240,7 +246,7 @@ func (p *museParser) diag(code, msg string) {
 // its edges.
 func (p *museParser) text(s string) []Event {
 	if !p.reasoning {
-		return []Event{{Kind: Content, Text: s}}
+		return p.single(Content, s)
 	}
 	if !p.thinkBegun {
 		trimmed := strings.TrimLeftFunc(s, unicode.IsSpace)
@@ -259,7 +265,7 @@ func (p *museParser) text(s string) []Event {
 	}
 	out := p.thinkSpace + body
 	p.thinkSpace = space
-	return []Event{{Kind: Reasoning, Text: out}}
+	return p.single(Reasoning, out)
 }
 
 // endMessage drops the reasoning's trailing whitespace.

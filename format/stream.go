@@ -59,39 +59,61 @@ type engine struct {
 	afterSection bool   // a call section just ended: whitespace may be layout before another
 	thinkBegun   bool   // reasoning text has been emitted (leading whitespace is dropped until then)
 	thinkSpace   string // trailing whitespace of the reasoning, held until more reasoning follows
+
+	thinkMarkers []string // the markers that end reasoning
+
+	out []Event // the events of the current Feed, reused from one Feed to the next
+	// sectionScanned counts the bytes handed to the section parser, so that
+	// a test can check that streaming stays linear.
+	sectionScanned int
 }
 
 func newEngine(m *markup, opts Options) *engine {
 	e := &engine{m: m, opts: opts}
+	e.thinkMarkers = []string{m.thinkClose}
+	if m.callEndsThinking {
+		e.thinkMarkers = append(e.thinkMarkers, m.callOpen...)
+	}
 	if opts.ReasoningOpen && m.thinkClose != "" {
 		e.state = inThinking
 	}
 	return e
 }
 
+// Feed takes the next chunk. The returned slice is owned by the engine and
+// valid until the next Feed; content text is, where it can be, a substring of
+// chunk, so that plain text costs no allocation.
 func (e *engine) Feed(chunk string) []Event {
-	e.buf += chunk
-	return e.run()
+	e.out = e.out[:0]
+	if !e.gate.feed(&e.buf, chunk) {
+		return e.out // an open section cannot have ended yet (see gate)
+	}
+	e.run()
+	return e.out
 }
 
+// Close ends the output; its events are a slice of their own.
 func (e *engine) Close() []Event {
 	e.closed = true
-	return e.run()
+	e.gate.flush(&e.buf)
+	e.out = nil
+	e.run()
+	return e.out
 }
 
-// run turns as much of buf into events as can be decided.
-func (e *engine) run() []Event {
-	var out []Event
-	for {
-		events, progressed := e.step()
-		out = append(out, events...)
-		if !progressed {
-			return out
-		}
+// run turns as much of buf into events (appended to e.out) as can be decided.
+func (e *engine) run() {
+	for e.step() {
 	}
 }
 
-func (e *engine) step() ([]Event, bool) {
+func (e *engine) emit(kind EventKind, text string) {
+	e.out = append(e.out, Event{Kind: kind, Text: text})
+}
+
+// step makes one decision, appending its events to e.out; false when nothing
+// more can be decided before more output arrives.
+func (e *engine) step() bool {
 	switch e.state {
 	case atStart:
 		return e.stepStart()
@@ -101,60 +123,55 @@ func (e *engine) step() ([]Event, bool) {
 		trimmed := strings.TrimLeftFunc(e.buf, unicode.IsSpace)
 		e.consume(len(e.buf) - len(trimmed))
 		if (e.buf == "" || !utf8.FullRuneInString(e.buf)) && !e.closed {
-			return nil, false // the next character may be more whitespace
+			return false // the next character may be more whitespace
 		}
 		e.state = inContent
-		return nil, true
+		return true
 	}
 	return e.stepContent()
 }
 
 // stepStart decides whether the output opens reasoning: an open marker after
 // nothing but whitespace.
-func (e *engine) stepStart() ([]Event, bool) {
+func (e *engine) stepStart() bool {
 	if e.m.thinkOpen == "" {
 		e.state = inContent
-		return nil, true
+		return true
 	}
 	trimmed := strings.TrimLeftFunc(e.buf, unicode.IsSpace)
 	switch {
 	case trimmed != "" && !utf8.FullRuneInString(trimmed) && !e.closed:
-		return nil, false // a split character: whitespace or not, it decides
+		return false // a split character: whitespace or not, it decides
 	case strings.HasPrefix(trimmed, e.m.thinkOpen):
 		e.consume(len(e.buf) - len(trimmed) + len(e.m.thinkOpen))
 		e.state = inThinking
-		return nil, true
+		return true
 	case strings.HasPrefix(e.m.thinkOpen, trimmed) && !e.closed:
-		return nil, false // could still become the open marker
+		return false // could still become the open marker
 	}
 	e.state = inContent
-	return nil, true
+	return true
 }
 
 // stepThinking emits reasoning up to the close marker (or a call opener, when
 // that ends reasoning), dropping the whitespace at its edges.
-func (e *engine) stepThinking() ([]Event, bool) {
+func (e *engine) stepThinking() bool {
 	if !e.thinkBegun && e.offset == 0 && strings.HasPrefix(e.buf, e.m.thinkOpen) && e.m.thinkOpen != "" {
 		// Forced open, and the model wrote the open marker anyway.
 		e.consume(len(e.m.thinkOpen))
 	} else if !e.thinkBegun && e.offset == 0 && strings.HasPrefix(e.m.thinkOpen, e.buf) && !e.closed && e.buf != "" {
-		return nil, false
+		return false
 	}
-	markers := []string{e.m.thinkClose}
-	if e.m.callEndsThinking {
-		markers = append(markers, e.m.callOpen...)
-	}
-	pos, marker := indexAny(e.buf, markers)
+	pos, marker := indexAny(e.buf, e.thinkMarkers)
 	if pos < 0 {
 		n := len(e.buf)
 		if !e.closed {
-			n = safePrefix(e.buf, markers)
+			n = safePrefix(e.buf, e.thinkMarkers)
 		}
-		text := e.take(n)
-		events := e.thinkText(text, e.closed)
-		return events, n > 0
+		e.thinkText(e.take(n), e.closed)
+		return n > 0
 	}
-	events := e.thinkText(e.take(pos), true)
+	e.thinkText(e.take(pos), true)
 	e.thinkSpace = ""
 	if marker == e.m.thinkClose {
 		e.consume(len(marker))
@@ -162,19 +179,19 @@ func (e *engine) stepThinking() ([]Event, bool) {
 	} else {
 		e.state = inContent // the call opener stays in buf for stepContent
 	}
-	return events, true
+	return true
 }
 
 // thinkText emits reasoning text: leading whitespace of the reasoning and its
 // trailing whitespace are dropped; whitespace at the end of what has arrived is
 // held until more reasoning follows (or dropped when ending).
-func (e *engine) thinkText(text string, ending bool) []Event {
+func (e *engine) thinkText(text string, ending bool) {
 	if !e.thinkBegun {
 		trimmed := strings.TrimLeftFunc(text, unicode.IsSpace)
 		e.markupBytes += len(text) - len(trimmed)
 		text = trimmed
 		if text == "" {
-			return nil
+			return
 		}
 		e.thinkBegun = true
 	}
@@ -187,22 +204,25 @@ func (e *engine) thinkText(text string, ending bool) []Event {
 		} else {
 			e.thinkSpace += space
 		}
-		return nil
+		return
 	}
-	out := e.thinkSpace + body
+	out := body
+	if e.thinkSpace != "" {
+		out = e.thinkSpace + body
+	}
 	e.thinkSpace = space
 	if ending {
 		e.markupBytes += len(space)
 		e.thinkSpace = ""
 	}
-	return []Event{{Kind: Reasoning, Text: out}}
+	e.emit(Reasoning, out)
 }
 
 // stepContent emits content up to the next call opener and parses the section
 // it opens.
-func (e *engine) stepContent() ([]Event, bool) {
+func (e *engine) stepContent() bool {
 	if e.buf == "" {
-		return nil, false
+		return false
 	}
 	if e.afterSection && e.m.spacedCalls {
 		// Whitespace between two call sections is layout (the templates put a
@@ -211,12 +231,12 @@ func (e *engine) stepContent() ([]Event, bool) {
 		rest := e.buf[space:]
 		switch {
 		case (rest == "" || !utf8.FullRuneInString(rest)) && !e.closed:
-			return nil, false
+			return false
 		case space > 0 && startsWithAny(rest, e.m.callOpen):
 			e.consume(space)
-			return nil, true
+			return true
 		case space > 0 && couldStartAny(rest, e.m.callOpen) && !e.closed:
-			return nil, false
+			return false
 		}
 		e.afterSection = false
 	}
@@ -227,13 +247,16 @@ func (e *engine) stepContent() ([]Event, bool) {
 			n = safePrefix(e.buf, e.m.callOpen)
 		}
 		if n == 0 {
-			return nil, false
+			return false
 		}
-		return []Event{{Kind: Content, Text: e.take(n)}}, true
+		e.emit(Content, e.take(n))
+		return true
 	}
 	if pos > 0 {
-		return []Event{{Kind: Content, Text: e.take(pos)}}, true
+		e.emit(Content, e.take(pos))
+		return true
 	}
+	e.sectionScanned += len(e.buf)
 	n, calls, needMore, err := e.m.section(e.buf, e.closed)
 	switch {
 	case err != nil:
@@ -241,25 +264,16 @@ func (e *engine) stepContent() ([]Event, bool) {
 		// after it.
 		e.diag("malformed-call", err.Error(), e.offset)
 		_, opener := indexAny(e.buf, e.m.callOpen)
-		return []Event{{Kind: Content, Text: e.take(len(opener))}}, true
+		e.emit(Content, e.take(len(opener)))
+		return true
 	case needMore:
-		return nil, false
+		return false
 	}
 	sectionOffset := e.offset
 	e.consume(n)
 	e.afterSection = true
-	var events []Event
-	for _, c := range calls {
-		if _, ok := toolSchema(e.opts.Tools, c.name); !ok && len(e.opts.Tools) > 0 {
-			e.diag("unknown-tool", "the model called "+quote(c.name)+", which the request did not offer", sectionOffset)
-		}
-		if c.id == "" {
-			c.id = e.newID()
-		}
-		events = append(events, callEvents(e.calls, c.id, c.name, c.args)...)
-		e.calls++
-	}
-	return events, true
+	e.out = append(e.out, e.emitCalls(calls, sectionOffset)...)
+	return true
 }
 
 func (e *engine) newID() string {
@@ -277,6 +291,142 @@ type scanBuffer struct {
 	offset      int    // output offset of buf[0]
 	markupBytes int    // bytes recognised as markup (or layout the family drops)
 	diagnostics []Diagnostic
+	gate        gate // when a chunk is worth parsing (see gate); Close must flush it
+	eventBuf
+}
+
+// eventBuf lets a hand-written parser return its events without allocating
+// for each chunk: a step's single event goes in one (the run loop copies it
+// out before the next step), and the run loop appends to evs, which is reused
+// from one Feed to the next. The slice Feed returns is valid until the next
+// Feed; Close calls closing first, so that its events do not overwrite those
+// of the last Feed.
+type eventBuf struct {
+	one [1]Event
+	evs []Event
+}
+
+// single returns a one-event slice valid until the next call.
+func (b *eventBuf) single(kind EventKind, text string) []Event {
+	b.one[0] = Event{Kind: kind, Text: text}
+	return b.one[:]
+}
+
+// events returns the reused, empty slice for a Feed's events.
+func (b *eventBuf) events() []Event {
+	if b.evs == nil {
+		b.evs = make([]Event, 0, 8)
+	}
+	return b.evs[:0]
+}
+
+// closing makes Close's events a slice of their own.
+func (b *eventBuf) closing() { b.evs = nil }
+
+// gate decides, chunk by chunk, whether a parser should run now. A parser
+// holds back only what it cannot decide yet: usually a few bytes that may
+// start a marker, but a whole open tool-call section or call body while it
+// waits for that to end. Running after every chunk would then re-read the
+// whole held text each time, which makes a long call quadratic. The gate
+// runs the parser when
+//   - the held text is short (at most smallHeld bytes), or
+//   - it has grown heldGrowth times since the parser last ran, or
+//   - a stretch of markup has ended (see wake) and the held text has earned
+//     the credit to be read again: wakeCredit per byte that arrived, spent
+//     at one per byte held.
+//
+// Otherwise the chunk waits in pend, and the bytes the parser reads add up
+// to a few times the output's length however it is chunked. Results never
+// depend on the chunking, so holding chunks back changes only how soon a
+// decision is seen, never what it is; at the end of the output everything
+// is decided.
+type gate struct {
+	pend    []byte // chunks not yet handed to the parser, reused
+	lastLen int    // bytes held when the parser last ran
+	credit  int
+	ran     bool // the parser ran after the last feed
+	woken   bool // a wake byte arrived since the parser last ran
+	read    int  // bytes held at the runs: what the parser re-reads (tests check it stays linear)
+}
+
+const (
+	smallHeld  = 64
+	heldGrowth = 4
+	wakeCredit = 4
+)
+
+// wakeBytes end the markers and bodies that close a section: tags and
+// special tokens (>, as in </tool_call>, <|tool_call_end|>, <｜tool▁call▁end｜>),
+// bracketed and JSON bodies (] } )), code fences (`) and line ends.
+var wakeBytes = func() (t [256]bool) {
+	for _, b := range []byte(">]})`\n") {
+		t[b] = true
+	}
+	return t
+}()
+
+// feed adds chunk to the held text *buf and reports whether the parser
+// should run now; if not, the chunk is kept in pend.
+func (g *gate) feed(buf *string, chunk string) bool {
+	if g.ran {
+		g.lastLen = len(*buf)
+		if g.lastLen <= smallHeld {
+			g.credit = 0
+		}
+	}
+	n := len(*buf) + len(g.pend) + len(chunk)
+	g.credit += wakeCredit * len(chunk)
+	due := n <= smallHeld || n >= heldGrowth*g.lastLen
+	if !due && g.credit >= n && g.wake(chunk) {
+		g.credit -= n
+		due = true
+	}
+	g.ran = due
+	if due {
+		g.woken = false
+		g.read += n
+	}
+	switch {
+	case !due:
+		g.pend = append(g.pend, chunk...)
+	case len(g.pend) > 0:
+		g.pend = append(g.pend, chunk...)
+		g.flush(buf)
+	case *buf == "":
+		*buf = chunk // plain text: no copy
+	default:
+		*buf += chunk
+	}
+	return due
+}
+
+// wake reports whether chunk ends a stretch of markup: a byte that ends
+// markup (wakeBytes) has arrived, and then text that does not start another
+// marker (a closing sequence is often several tags, "}}\n</tool_call>" or
+// "</parameter>\n</invoke>": the parser runs once, after the last).
+func (g *gate) wake(chunk string) bool {
+	for i := 0; i < len(chunk); i++ {
+		switch c := chunk[i]; {
+		case wakeBytes[c]:
+			g.woken = true
+		case c == ' ' || c == '\t' || c == '\r':
+		case !g.woken:
+		case c == '<' || c == '[':
+			g.woken = false // another marker follows
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// flush hands the held chunks to the parser's text (at the end of the
+// output).
+func (g *gate) flush(buf *string) {
+	if len(g.pend) > 0 {
+		*buf += string(g.pend)
+		g.pend = g.pend[:0]
+	}
 }
 
 // consume drops n bytes of buf that were markup (or layout the family drops).
