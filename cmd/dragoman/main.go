@@ -25,7 +25,7 @@ type env struct {
 var commands = []command{
 	{"render", "render a request with a chat template, as transformers' apply_chat_template does", runRender},
 	{"parse", "parse raw model output into content, reasoning and tool calls", runParse},
-	{"serve", "the gateway (not built yet: issue #5)", runServe},
+	{"serve", "the gateway: OpenAI and Anthropic APIs over the local runtimes", runServe},
 }
 
 func main() {
@@ -49,14 +49,6 @@ func run(args []string, e *env) int {
 	}
 	fmt.Fprintf(e.stderr, "dragoman: unknown command %q\n\n", args[0])
 	usage(e.stderr)
-	return 2
-}
-
-// runServe says plainly that the gateway is not there yet, instead of
-// pretending: it arrives with issue #5 (docs/ROADMAP.md).
-func runServe(args []string, e *env) int {
-	fmt.Fprintln(e.stderr, "dragoman serve: the gateway is not built yet; it arrives with issue #5 (see docs/ROADMAP.md).")
-	fmt.Fprintln(e.stderr, "Today dragoman renders prompts (dragoman render) and parses model output (dragoman parse).")
 	return 2
 }
 

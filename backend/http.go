@@ -1,0 +1,254 @@
+package backend
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/dragoman-dev/dragoman/chat"
+)
+
+// maxErrorBody bounds how much of a failed response is read for its message:
+// a runtime that answers an error with a huge page must not stall us.
+const maxErrorBody = 64 << 10
+
+// conn is one runtime's address and the client to reach it with.
+type conn struct {
+	kind   Kind
+	base   string // scheme://host:port, no trailing slash
+	apiKey string
+	client *http.Client
+}
+
+func newConn(kind Kind, baseURL, apiKey string, client *http.Client) conn {
+	if client == nil {
+		client = http.DefaultClient
+	}
+	return conn{kind: kind, base: trimBase(baseURL), apiKey: apiKey, client: client}
+}
+
+// trimBase accepts an address as users paste it, with or without a trailing
+// slash or /v1, and keeps scheme://host:port: every request below adds its
+// full path, so a kept /v1 would give /v1/v1/models.
+func trimBase(u string) string {
+	u = strings.TrimRight(strings.TrimSpace(u), "/")
+	u = strings.TrimSuffix(u, "/v1")
+	if !strings.Contains(u, "://") && u != "" {
+		u = "http://" + u
+	}
+	return u
+}
+
+// do sends a request with body (JSON-encoded when not nil) and returns the
+// response when its status is 2xx; otherwise an *Error with the runtime's own
+// message. The caller closes the body.
+func (c conn) do(ctx context.Context, method, path string, body any) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, fmt.Errorf("%s: encoding request: %w", c.kind, err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.kind, err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	// An empty key sends no header at all: some servers reject "Bearer " as
+	// a malformed credential rather than treating it as none.
+	if c.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.apiKey)
+	}
+	resp, err := c.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s at %s: %w", c.kind, c.base, err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		defer resp.Body.Close()
+		return nil, responseError(c.kind, resp)
+	}
+	return resp, nil
+}
+
+// getJSON GETs path and decodes its JSON body into out.
+func (c conn) getJSON(ctx context.Context, path string, out any) error {
+	return c.postJSON(ctx, http.MethodGet, path, nil, out)
+}
+
+// postJSON sends body and decodes the JSON answer into out.
+func (c conn) postJSON(ctx context.Context, method, path string, body, out any) error {
+	resp, err := c.do(ctx, method, path, body)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("%s %s: invalid JSON answer: %w", c.kind, path, err)
+	}
+	return nil
+}
+
+// responseError reads a failed response into an *Error. Runtimes word their
+// errors differently: Ollama {"error": "..."}, OpenAI-style {"error":
+// {"message": ...}}, FastAPI {"detail": ...}, or plain text.
+func responseError(kind Kind, resp *http.Response) *Error {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	msg := errorMessage(b)
+	if msg == "" {
+		msg = http.StatusText(resp.StatusCode)
+	}
+	return &Error{Kind: kind, Status: resp.StatusCode, Message: msg}
+}
+
+// errorMessage finds the message in an error body, or returns the body as
+// text when it is not JSON.
+func errorMessage(b []byte) string {
+	var v struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  json.RawMessage `json:"detail"`
+	}
+	if json.Unmarshal(b, &v) != nil {
+		return strings.TrimSpace(string(b))
+	}
+	if m := rawErrorText(v.Error); m != "" {
+		return m
+	}
+	if v.Message != "" {
+		return v.Message
+	}
+	if m := rawErrorText(v.Detail); m != "" {
+		return m
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// rawErrorText reads an error field that is a string or an object with a
+// message.
+func rawErrorText(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var o struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(raw, &o) == nil && o.Message != "" {
+		return o.Message
+	}
+	return string(raw)
+}
+
+// lineReader reads a streamed body line by line and reports a cancelled
+// context as such, not as whatever the transport makes of it.
+type lineReader struct {
+	ctx  context.Context
+	body io.ReadCloser
+	r    *bufio.Reader
+	// partial is set when the last line returned had no end of line: the
+	// body ended there, so a line that does not parse was cut, not garbled.
+	partial bool
+}
+
+func newLineReader(ctx context.Context, body io.ReadCloser) *lineReader {
+	return &lineReader{ctx: ctx, body: body, r: bufio.NewReaderSize(body, 64<<10)}
+}
+
+// next returns the next line without its end of line. io.EOF means the body
+// ended cleanly after the last line.
+func (l *lineReader) next() ([]byte, error) {
+	line, err := l.r.ReadBytes('\n')
+	if err != nil && !(errors.Is(err, io.EOF) && len(line) > 0) {
+		if cerr := l.ctx.Err(); cerr != nil {
+			return nil, cerr
+		}
+		return nil, err
+	}
+	l.partial = err != nil
+	return bytes.TrimRight(line, "\r\n"), nil
+}
+
+// badLine reports a line that does not parse: truncation when the body ended
+// inside it, a garbled chunk otherwise.
+func (l *lineReader) badLine(kind Kind, line []byte, err error) error {
+	if l.partial {
+		return fmt.Errorf("%w (last line cut: %v)", truncated(kind, "the end of its last line"), err)
+	}
+	return badChunk(kind, line, err)
+}
+
+func (l *lineReader) close() error { return l.body.Close() }
+
+// isJSONBody tells a whole JSON answer from a stream: a server that ignores
+// stream:true answers application/json, and we read it as one chunk.
+func isJSONBody(resp *http.Response) bool {
+	return strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json")
+}
+
+// truncated wraps the error of a stream that ended before its last chunk.
+func truncated(kind Kind, what string) error {
+	return fmt.Errorf("%s stream ended before %s: %w", kind, what, io.ErrUnexpectedEOF)
+}
+
+// badChunk reports a line that is not the JSON the dialect promises.
+func badChunk(kind Kind, line []byte, err error) error {
+	if len(line) > 200 {
+		line = append(line[:200:200], "..."...)
+	}
+	return fmt.Errorf("%s sent a chunk that is not valid JSON (%v): %q", kind, err, line)
+}
+
+const idAlphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+// newCallID makes an id for a call the runtime gave none: agents match tool
+// results to calls by id, so every call needs a unique one.
+func newCallID() string {
+	b := make([]byte, 24)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
+	for i := range b {
+		b[i] = idAlphabet[int(b[i])%len(idAlphabet)]
+	}
+	return "call_" + string(b)
+}
+
+// compactArguments turns arguments given as a JSON value into the compact
+// string form, keeping key order (json.Compact only drops whitespace). A
+// missing or null value is the empty object.
+func compactArguments(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "{}"
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// toFinish maps a runtime's stop reason to the canonical one: "length" stays,
+// anything else (stop, eos, word, end_turn...) is a normal stop.
+func toFinish(reason string) chat.FinishReason {
+	switch reason {
+	case "length", "limit", "max_tokens":
+		return chat.FinishLength
+	case "tool_calls", "function_call":
+		return chat.FinishToolCalls
+	}
+	return chat.FinishStop
+}

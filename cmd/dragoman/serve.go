@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/dragoman-dev/dragoman/gateway"
+)
+
+// upstreamFlags collects repeated -upstream flags: URL or KIND=URL.
+type upstreamFlags []gateway.Upstream
+
+func (u *upstreamFlags) String() string { return fmt.Sprint(len(*u), " upstreams") }
+
+func (u *upstreamFlags) Set(v string) error {
+	kind, url, found := strings.Cut(v, "=")
+	if !found {
+		kind, url = "", v
+	}
+	if !strings.Contains(url, "://") {
+		url = "http://" + url
+	}
+	*u = append(*u, gateway.Upstream{URL: url, Kind: kind})
+	return nil
+}
+
+func runServe(args []string, e *env) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	listen := fs.String("listen", "", "address to listen on (default 127.0.0.1:4000; $DRAGOMAN_LISTEN)")
+	configPath := fs.String("config", "", "JSON config file (see docs/GATEWAY.md)")
+	var ups upstreamFlags
+	fs.Var(&ups, "upstream", "a runtime to use, as URL or KIND=URL (ollama, llama-server, lmstudio, vllm, sglang, mlx-lm, openai); repeatable")
+	mode := fs.String("mode", "", "own or relay, for the -upstream runtimes (default: own where the runtime takes raw prompts)")
+	noDiscover := fs.Bool("no-discover", false, "do not probe the default local ports for runtimes")
+	now := fs.String("now", "", "pin the clock templates see, as an ISO-8601 time (for reproducible prompts)")
+	fs.Usage = func() {
+		fmt.Fprintln(e.stderr, "usage: dragoman serve [-listen ADDR] [-config FILE] [-upstream [KIND=]URL]... [-mode own|relay] [-no-discover]")
+		fmt.Fprintln(e.stderr, "\nServes OpenAI Chat Completions (/v1/chat/completions) and Anthropic Messages (/v1/messages) over")
+		fmt.Fprintln(e.stderr, "the local runtimes it finds on their default ports, or the ones given. The client key, if any, is")
+		fmt.Fprintln(e.stderr, "read from $DRAGOMAN_API_KEY.")
+		fmt.Fprintln(e.stderr)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	var cfg gateway.Config
+	if *configPath != "" {
+		c, err := gateway.LoadConfig(*configPath)
+		if err != nil {
+			fmt.Fprintln(e.stderr, "dragoman serve:", err)
+			return 2
+		}
+		cfg = c
+	}
+	for _, u := range ups {
+		u.Mode = *mode
+		cfg.Upstreams = append(cfg.Upstreams, u)
+	}
+	if v := e.getenv("DRAGOMAN_LISTEN"); v != "" && *listen == "" {
+		*listen = v
+	}
+	if *listen != "" {
+		cfg.Listen = *listen
+	}
+	if k := e.getenv("DRAGOMAN_API_KEY"); k != "" {
+		cfg.APIKey = k
+	}
+	cfg.NoDiscover = cfg.NoDiscover || *noDiscover
+	if *now != "" {
+		cfg.Now = *now
+	}
+	srv, err := gateway.New(cfg, gateway.Hooks{})
+	if err != nil {
+		fmt.Fprintln(e.stderr, "dragoman serve:", err)
+		return 2
+	}
+	ln, err := net.Listen("tcp", srv.Config().Listen)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "dragoman serve:", err)
+		return 1
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(e.stderr, "dragoman: serving OpenAI and Anthropic APIs on http://%s (/v1/chat/completions, /v1/messages, /v1/models)\n", ln.Addr())
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		fmt.Fprintln(e.stderr, "dragoman serve:", err)
+		return 1
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		fmt.Fprintln(e.stderr, "dragoman serve:", err)
+	}
+	return 0
+}

@@ -1,0 +1,171 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/dragoman-dev/dragoman/backend"
+	"github.com/dragoman-dev/dragoman/chat"
+)
+
+// fakeRuntime is a scripted runtime behind the gateway: it serves the models
+// it is given, exposes their templates, and answers Complete and Chat with
+// the chunks of its script. It records what it was asked.
+type fakeRuntime struct {
+	kind        backend.Kind
+	url         string
+	canComplete bool
+	models      map[string]backend.ModelInfo
+
+	mu sync.Mutex
+	// script answers every request: the chunks to send, then err (nil ends
+	// the stream cleanly). block, when set, makes Next wait for ctx instead
+	// of ending: a runtime that hangs.
+	script []backend.Chunk
+	err    error
+	block  bool
+	// startErr fails the request before any chunk.
+	startErr error
+
+	completes []backend.CompleteRequest
+	chats     []chat.Request
+}
+
+func (f *fakeRuntime) Kind() backend.Kind { return f.kind }
+func (f *fakeRuntime) BaseURL() string    { return f.url }
+func (f *fakeRuntime) CanComplete() bool  { return f.canComplete }
+
+func (f *fakeRuntime) Models(ctx context.Context) ([]backend.Model, error) {
+	var out []backend.Model
+	for id := range f.models {
+		out = append(out, backend.Model{ID: id})
+	}
+	return out, nil
+}
+
+func (f *fakeRuntime) ModelInfo(ctx context.Context, model string) (backend.ModelInfo, error) {
+	info, ok := f.models[model]
+	if !ok {
+		return info, errors.New("no such model")
+	}
+	return info, nil
+}
+
+func (f *fakeRuntime) Complete(ctx context.Context, req backend.CompleteRequest) (backend.Stream, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.completes = append(f.completes, req)
+	if f.startErr != nil {
+		return nil, f.startErr
+	}
+	return &fakeStream{ctx: ctx, chunks: f.script, err: f.err, block: f.block}, nil
+}
+
+func (f *fakeRuntime) Chat(ctx context.Context, req *chat.Request) (backend.Stream, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.chats = append(f.chats, *req)
+	if f.startErr != nil {
+		return nil, f.startErr
+	}
+	return &fakeStream{ctx: ctx, chunks: f.script, err: f.err, block: f.block}, nil
+}
+
+type fakeStream struct {
+	ctx    context.Context
+	chunks []backend.Chunk
+	err    error
+	block  bool
+	closed bool
+}
+
+func (s *fakeStream) Next() (backend.Chunk, error) {
+	if len(s.chunks) > 0 {
+		c := s.chunks[0]
+		s.chunks = s.chunks[1:]
+		return c, nil
+	}
+	if s.block {
+		<-s.ctx.Done()
+		return backend.Chunk{}, s.ctx.Err()
+	}
+	if s.err != nil {
+		return backend.Chunk{}, s.err
+	}
+	return backend.Chunk{}, io.EOF
+}
+
+func (s *fakeStream) Close() error { s.closed = true; return nil }
+
+// qwenTemplate is a small template in the Qwen/Hermes style: tools in the
+// system turn, calls as <tool_call> JSON, reasoning in <think>.
+const qwenTemplate = `{%- if tools %}<|im_start|>system
+# Tools
+<tools>
+{%- for tool in tools %}
+{{ tool | tojson }}
+{%- endfor %}
+</tools>
+For each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:
+<tool_call>
+{"name": <function-name>, "arguments": <args-json-object>}
+</tool_call><|im_end|>
+{% endif %}
+{%- for message in messages %}
+{%- if message.role == "assistant" and message.tool_calls %}<|im_start|>assistant
+{% for tc in message.tool_calls %}<tool_call>
+{"name": "{{ tc.function.name }}", "arguments": {{ tc.function.arguments | tojson }}}
+</tool_call>{% endfor %}<|im_end|>
+{% elif message.role == "tool" %}<|im_start|>user
+<tool_response>
+{{ message.content }}
+</tool_response><|im_end|>
+{% else %}<|im_start|>{{ message.role }}
+{{ message.content }}<|im_end|>
+{% endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}<|im_start|>assistant
+{% if enable_thinking is defined and enable_thinking is false %}<think>
+
+</think>
+
+{% endif %}{% endif %}`
+
+// newFakeGateway starts a gateway (httptest) in front of runtimes, with
+// discovery off.
+func newFakeGateway(t *testing.T, cfg Config, runtimes ...*fakeRuntime) *httptest.Server {
+	t.Helper()
+	byURL := map[string]*fakeRuntime{}
+	for _, rt := range runtimes {
+		byURL[rt.url] = rt
+		cfg.Upstreams = append(cfg.Upstreams, Upstream{URL: rt.url})
+	}
+	cfg.NoDiscover = true
+	s, err := New(cfg, Hooks{Connect: func(ctx context.Context, u Upstream) (backend.Backend, error) {
+		rt, ok := byURL[u.URL]
+		if !ok {
+			return nil, errors.New("unknown fake")
+		}
+		return rt, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s)
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+// qwenRuntime is a fake Ollama-like runtime serving "qwen" with qwenTemplate.
+func qwenRuntime(script ...backend.Chunk) *fakeRuntime {
+	return &fakeRuntime{kind: backend.Ollama, url: "http://127.0.0.1:1", canComplete: true,
+		models: map[string]backend.ModelInfo{"qwen": {Template: qwenTemplate, TemplateOrigin: "fake runtime", EOSToken: "<|im_end|>"}},
+		script: script}
+}
+
+var _ http.Handler = (*Server)(nil)

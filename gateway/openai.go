@@ -1,0 +1,500 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/dragoman-dev/dragoman/chat"
+	"github.com/dragoman-dev/dragoman/trace"
+)
+
+// maxRequestBody bounds a client request.
+const maxRequestBody = 32 << 20
+
+// openAIRequest is the Chat Completions request body.
+type openAIRequest struct {
+	Model               string          `json:"model"`
+	Messages            []chat.Message  `json:"messages"`
+	Tools               []chat.Tool     `json:"tools"`
+	ToolChoice          json.RawMessage `json:"tool_choice"`
+	ParallelToolCalls   *bool           `json:"parallel_tool_calls"`
+	ResponseFormat      json.RawMessage `json:"response_format"`
+	MaxTokens           *int            `json:"max_tokens"`
+	MaxCompletionTokens *int            `json:"max_completion_tokens"`
+	Temperature         *float64        `json:"temperature"`
+	TopP                *float64        `json:"top_p"`
+	Seed                *int64          `json:"seed"`
+	Stop                json.RawMessage `json:"stop"`
+	Stream              bool            `json:"stream"`
+	StreamOptions       *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	ReasoningEffort    string                     `json:"reasoning_effort"`
+	ChatTemplateKwargs map[string]json.RawMessage `json:"chat_template_kwargs"`
+	N                  *int                       `json:"n"`
+}
+
+// decodeOpenAI reads and checks a Chat Completions request.
+func decodeOpenAI(body []byte) (*chat.Request, error) {
+	var in openAIRequest
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&in); err != nil {
+		return nil, &requestError{msg: "the request body is not valid JSON for Chat Completions: " + err.Error()}
+	}
+	switch {
+	case in.Model == "":
+		return nil, &requestError{msg: "model is required", param: "model"}
+	case len(in.Messages) == 0:
+		return nil, &requestError{msg: "messages must hold at least one message", param: "messages"}
+	case in.N != nil && *in.N != 1:
+		return nil, &requestError{msg: "only n=1 is supported", param: "n"}
+	}
+	req := &chat.Request{
+		Model: in.Model, Messages: in.Messages, Tools: in.Tools, ParallelToolCalls: in.ParallelToolCalls,
+		Temperature: in.Temperature, TopP: in.TopP, Seed: in.Seed, Stream: in.Stream,
+		TemplateKwargs: in.ChatTemplateKwargs,
+	}
+	for i, m := range in.Messages {
+		switch m.Role {
+		case chat.RoleSystem, chat.RoleUser, chat.RoleAssistant, chat.RoleTool, "developer":
+		default:
+			return nil, &requestError{msg: fmt.Sprintf("messages[%d]: unknown role %q", i, m.Role), param: "messages"}
+		}
+	}
+	for i, t := range in.Tools {
+		if t.Type != "function" || t.Function.Name == "" {
+			return nil, &requestError{msg: fmt.Sprintf("tools[%d]: want {\"type\": \"function\", \"function\": {\"name\": ...}}", i), param: "tools"}
+		}
+	}
+	if in.MaxCompletionTokens != nil {
+		req.MaxTokens = *in.MaxCompletionTokens
+	} else if in.MaxTokens != nil {
+		req.MaxTokens = *in.MaxTokens
+	}
+	if in.StreamOptions != nil {
+		req.IncludeUsage = in.StreamOptions.IncludeUsage
+	}
+	var err error
+	if req.ToolChoice, err = decodeToolChoice(in.ToolChoice, in.Tools); err != nil {
+		return nil, err
+	}
+	if req.Stop, err = decodeStop(in.Stop); err != nil {
+		return nil, err
+	}
+	if req.ResponseFormat, err = decodeResponseFormat(in.ResponseFormat); err != nil {
+		return nil, err
+	}
+	switch in.ReasoningEffort {
+	case "":
+	case "none", "minimal":
+		off := false
+		req.Reasoning.Enabled = &off
+		req.Reasoning.Effort = in.ReasoningEffort
+	default:
+		req.Reasoning.Effort = in.ReasoningEffort
+	}
+	if raw, ok := in.ChatTemplateKwargs["enable_thinking"]; ok {
+		var on bool
+		if json.Unmarshal(raw, &on) == nil {
+			req.Reasoning.Enabled = &on
+		}
+	}
+	return req, nil
+}
+
+func decodeToolChoice(raw json.RawMessage, tools []chat.Tool) (chat.ToolChoice, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return chat.ToolChoice{}, nil
+	}
+	var mode string
+	if json.Unmarshal(raw, &mode) == nil {
+		switch chat.ToolChoiceMode(mode) {
+		case chat.ToolAuto, chat.ToolNone, chat.ToolRequired:
+			if mode == "required" && len(tools) == 0 {
+				return chat.ToolChoice{}, &requestError{msg: `tool_choice "required" needs tools`, param: "tool_choice"}
+			}
+			return chat.ToolChoice{Mode: chat.ToolChoiceMode(mode)}, nil
+		}
+		return chat.ToolChoice{}, &requestError{msg: fmt.Sprintf("tool_choice %q: want auto, none, required or a function", mode), param: "tool_choice"}
+	}
+	var named struct {
+		Type     string `json:"type"`
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	}
+	if err := json.Unmarshal(raw, &named); err != nil || named.Function.Name == "" {
+		return chat.ToolChoice{}, &requestError{msg: `tool_choice: want a string or {"type": "function", "function": {"name": ...}}`, param: "tool_choice"}
+	}
+	for _, t := range tools {
+		if t.Function.Name == named.Function.Name {
+			return chat.ToolChoice{Mode: chat.ToolNamed, Name: named.Function.Name}, nil
+		}
+	}
+	return chat.ToolChoice{}, &requestError{msg: fmt.Sprintf("tool_choice names %q, which is not among the tools", named.Function.Name), param: "tool_choice"}
+}
+
+func decodeStop(raw json.RawMessage) ([]string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		return []string{one}, nil
+	}
+	var many []string
+	if err := json.Unmarshal(raw, &many); err != nil {
+		return nil, &requestError{msg: "stop: want a string or a list of strings", param: "stop"}
+	}
+	return many, nil
+}
+
+func decodeResponseFormat(raw json.RawMessage) (*chat.ResponseFormat, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var rf struct {
+		Type       string `json:"type"`
+		JSONSchema *struct {
+			Name   string          `json:"name"`
+			Schema json.RawMessage `json:"schema"`
+			Strict bool            `json:"strict"`
+		} `json:"json_schema"`
+	}
+	if err := json.Unmarshal(raw, &rf); err != nil {
+		return nil, &requestError{msg: "response_format: " + err.Error(), param: "response_format"}
+	}
+	switch rf.Type {
+	case "text":
+		return nil, nil
+	case "json_object":
+		return &chat.ResponseFormat{Type: rf.Type}, nil
+	case "json_schema":
+		if rf.JSONSchema == nil {
+			return nil, &requestError{msg: "response_format json_schema needs a json_schema object", param: "response_format"}
+		}
+		return &chat.ResponseFormat{Type: rf.Type, Name: rf.JSONSchema.Name, Schema: rf.JSONSchema.Schema, Strict: rf.JSONSchema.Strict}, nil
+	}
+	return nil, &requestError{msg: fmt.Sprintf("response_format type %q: want text, json_object or json_schema", rf.Type), param: "response_format"}
+}
+
+// handleOpenAIChat serves POST /v1/chat/completions.
+func (s *Server) handleOpenAIChat(w http.ResponseWriter, r *http.Request) {
+	rec := &trace.Record{ID: newID("chatcmpl-"), API: "openai", Start: time.Now()}
+	w.Header().Set("X-Dragoman-Request-Id", rec.ID)
+	s.metrics.started()
+	status := s.serveOpenAIChat(w, r, rec)
+	rec.Timings.TotalMS = rec.Since()
+	s.traces.Put(rec)
+	s.metrics.finished("openai", status)
+}
+
+func (s *Server) serveOpenAIChat(w http.ResponseWriter, r *http.Request, rec *trace.Record) int {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
+	if err != nil {
+		writeOpenAIError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "request body: "+err.Error(), "")
+		return http.StatusRequestEntityTooLarge
+	}
+	req, err := decodeOpenAI(body)
+	if err != nil {
+		return s.openAIFailure(w, rec, err)
+	}
+	rec.Model = req.Model
+	var out answer
+	var collect *openAICollector
+	if req.Stream {
+		out = newOpenAIStream(w, req.IncludeUsage)
+	} else {
+		collect = &openAICollector{}
+		out = collect
+	}
+	if err := s.run(r.Context(), req, rec, out); err != nil {
+		if collect == nil && out.(*openAIStream).started {
+			return http.StatusOK // the stream has begun; the client was told in it
+		}
+		return s.openAIFailure(w, rec, err)
+	}
+	if collect != nil {
+		return collect.write(w, rec)
+	}
+	return http.StatusOK
+}
+
+// openAIFailure writes err as an OpenAI error with the status its kind calls for.
+func (s *Server) openAIFailure(w http.ResponseWriter, rec *trace.Record, err error) int {
+	rec.Error = err.Error()
+	status, typ, param := errorStatus(err)
+	writeOpenAIError(w, status, typ, err.Error(), param)
+	return status
+}
+
+// errorStatus maps a pipeline error to an HTTP status, an OpenAI error type
+// and the parameter at fault.
+func errorStatus(err error) (int, string, string) {
+	var re *requestError
+	var ue *upstreamError
+	var nf *errModelNotFound
+	switch {
+	case errors.As(err, &re):
+		return http.StatusBadRequest, "invalid_request_error", re.param
+	case errors.As(err, &nf):
+		return http.StatusNotFound, "model_not_found", "model"
+	case errors.As(err, &ue):
+		return ue.status, "upstream_error", ""
+	case errors.Is(err, context.Canceled):
+		return 499, "client_closed_request", ""
+	}
+	return http.StatusInternalServerError, "internal_error", ""
+}
+
+func writeOpenAIError(w http.ResponseWriter, status int, typ, msg, param string) {
+	type errBody struct {
+		Message string  `json:"message"`
+		Type    string  `json:"type"`
+		Param   *string `json:"param"`
+		Code    *string `json:"code"`
+	}
+	b := errBody{Message: msg, Type: typ, Code: &typ}
+	if param != "" {
+		b.Param = &param
+	}
+	writeJSON(w, status, struct {
+		Error errBody `json:"error"`
+	}{b})
+}
+
+// openAIToolCall is a call in a response message or a stream delta.
+type openAIToolCall struct {
+	Index    *int   `json:"index,omitempty"`
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+func toOpenAICall(c chat.ToolCall, index *int) openAIToolCall {
+	o := openAIToolCall{Index: index, ID: c.ID, Type: "function"}
+	o.Function.Name, o.Function.Arguments = c.Function.Name, c.Function.Arguments
+	return o
+}
+
+type openAIUsage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+func toOpenAIUsage(u chat.Usage) *openAIUsage {
+	return &openAIUsage{u.PromptTokens, u.CompletionTokens, u.PromptTokens + u.CompletionTokens}
+}
+
+// dragomanExtra is Dragoman's addition to a response: what the parser
+// noticed. Clients that do not know it ignore it.
+type dragomanExtra struct {
+	RequestID   string             `json:"request_id"`
+	Diagnostics []trace.Diagnostic `json:"diagnostics,omitempty"`
+}
+
+// openAICollector gathers a non-streamed answer.
+type openAICollector struct {
+	id, model string
+	text      strings.Builder
+	thinking  strings.Builder
+	calls     []chat.ToolCall
+	finished  chat.FinishReason
+	usage     chat.Usage
+	diags     []trace.Diagnostic
+	failure   error
+}
+
+func (c *openAICollector) begin(id, model string) error { c.id, c.model = id, model; return nil }
+func (c *openAICollector) content(t string) error       { c.text.WriteString(t); return nil }
+func (c *openAICollector) reasoning(t string) error     { c.thinking.WriteString(t); return nil }
+func (c *openAICollector) call(_ int, tc chat.ToolCall) error {
+	c.calls = append(c.calls, tc)
+	return nil
+}
+func (c *openAICollector) finish(r chat.FinishReason, u chat.Usage, d []trace.Diagnostic) error {
+	c.finished, c.usage, c.diags = r, u, d
+	return nil
+}
+func (c *openAICollector) fail(err error) error { c.failure = err; return nil }
+
+// write sends the collected answer; a broken-off answer is an error that
+// still carries everything the model produced.
+func (c *openAICollector) write(w http.ResponseWriter, rec *trace.Record) int {
+	type message struct {
+		Role      string           `json:"role"`
+		Content   *string          `json:"content"`
+		Reasoning string           `json:"reasoning_content,omitempty"`
+		ToolCalls []openAIToolCall `json:"tool_calls,omitempty"`
+	}
+	msg := message{Role: "assistant", Reasoning: c.thinking.String()}
+	if text := c.text.String(); text != "" || len(c.calls) == 0 {
+		msg.Content = &text
+	}
+	for _, tc := range c.calls {
+		msg.ToolCalls = append(msg.ToolCalls, toOpenAICall(tc, nil))
+	}
+	if c.failure != nil {
+		writeJSON(w, http.StatusBadGateway, map[string]any{
+			"error": map[string]any{"message": c.failure.Error(), "type": "upstream_error", "param": nil, "code": "upstream_error"},
+			// What the model produced before the break, so that nothing is lost.
+			"partial":  map[string]any{"message": msg},
+			"dragoman": dragomanExtra{RequestID: c.id, Diagnostics: rec.Diagnostics},
+		})
+		return http.StatusBadGateway
+	}
+	type choice struct {
+		Index        int               `json:"index"`
+		Message      message           `json:"message"`
+		FinishReason chat.FinishReason `json:"finish_reason"`
+	}
+	resp := struct {
+		ID       string         `json:"id"`
+		Object   string         `json:"object"`
+		Created  int64          `json:"created"`
+		Model    string         `json:"model"`
+		Choices  []choice       `json:"choices"`
+		Usage    *openAIUsage   `json:"usage"`
+		Dragoman *dragomanExtra `json:"dragoman,omitempty"`
+	}{ID: c.id, Object: "chat.completion", Created: time.Now().Unix(), Model: c.model,
+		Choices: []choice{{Message: msg, FinishReason: c.finished}}, Usage: toOpenAIUsage(c.usage)}
+	if len(c.diags) > 0 {
+		resp.Dragoman = &dragomanExtra{RequestID: c.id, Diagnostics: c.diags}
+	}
+	writeJSON(w, http.StatusOK, resp)
+	return http.StatusOK
+}
+
+// openAIStream writes an answer as Server-Sent Events of chat.completion.chunk
+// objects, flushing each.
+type openAIStream struct {
+	w            http.ResponseWriter
+	flush        func()
+	includeUsage bool
+	id, model    string
+	created      int64
+	started      bool
+}
+
+func newOpenAIStream(w http.ResponseWriter, includeUsage bool) *openAIStream {
+	s := &openAIStream{w: w, includeUsage: includeUsage, flush: func() {}}
+	if f, ok := w.(http.Flusher); ok {
+		s.flush = f.Flush
+	}
+	return s
+}
+
+type openAIDelta struct {
+	Role      string           `json:"role,omitempty"`
+	Content   *string          `json:"content,omitempty"`
+	Reasoning *string          `json:"reasoning_content,omitempty"`
+	ToolCalls []openAIToolCall `json:"tool_calls,omitempty"`
+}
+
+type openAIChunkChoice struct {
+	Index        int                `json:"index"`
+	Delta        openAIDelta        `json:"delta"`
+	FinishReason *chat.FinishReason `json:"finish_reason"`
+}
+
+type openAIChunk struct {
+	ID       string              `json:"id"`
+	Object   string              `json:"object"`
+	Created  int64               `json:"created"`
+	Model    string              `json:"model"`
+	Choices  []openAIChunkChoice `json:"choices"`
+	Usage    *openAIUsage        `json:"usage,omitempty"`
+	Dragoman *dragomanExtra      `json:"dragoman,omitempty"`
+}
+
+func (s *openAIStream) begin(id, model string) error {
+	s.id, s.model, s.created, s.started = id, model, time.Now().Unix(), true
+	h := s.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	s.w.WriteHeader(http.StatusOK)
+	empty := ""
+	return s.send(openAIDelta{Role: "assistant", Content: &empty}, nil, nil, nil)
+}
+
+func (s *openAIStream) send(d openAIDelta, finish *chat.FinishReason, usage *openAIUsage, extra *dragomanExtra) error {
+	c := openAIChunk{ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: s.model,
+		Choices: []openAIChunkChoice{{Delta: d, FinishReason: finish}}, Dragoman: extra}
+	if usage != nil {
+		c.Choices, c.Usage = []openAIChunkChoice{}, usage
+	}
+	return s.event(c)
+}
+
+func (s *openAIStream) event(v any) error {
+	var b bytes.Buffer
+	b.WriteString("data: ")
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	b.WriteString("\n")
+	if _, err := s.w.Write(b.Bytes()); err != nil {
+		return err
+	}
+	s.flush()
+	return nil
+}
+
+func (s *openAIStream) content(t string) error {
+	return s.send(openAIDelta{Content: &t}, nil, nil, nil)
+}
+func (s *openAIStream) reasoning(t string) error {
+	return s.send(openAIDelta{Reasoning: &t}, nil, nil, nil)
+}
+func (s *openAIStream) call(i int, c chat.ToolCall) error {
+	return s.send(openAIDelta{ToolCalls: []openAIToolCall{toOpenAICall(c, &i)}}, nil, nil, nil)
+}
+
+func (s *openAIStream) finish(r chat.FinishReason, u chat.Usage, d []trace.Diagnostic) error {
+	var extra *dragomanExtra
+	if len(d) > 0 {
+		extra = &dragomanExtra{RequestID: s.id, Diagnostics: d}
+	}
+	if err := s.send(openAIDelta{}, &r, nil, extra); err != nil {
+		return err
+	}
+	if s.includeUsage {
+		if err := s.send(openAIDelta{}, nil, toOpenAIUsage(u), nil); err != nil {
+			return err
+		}
+	}
+	return s.done()
+}
+
+// fail sends an error event (the shape OpenAI-compatible servers use mid
+// stream) after everything already delivered, and ends the stream.
+func (s *openAIStream) fail(err error) error {
+	e := s.event(map[string]any{"error": map[string]any{"message": err.Error(), "type": "upstream_error", "code": "upstream_error"}})
+	if e != nil {
+		return e
+	}
+	return s.done()
+}
+
+func (s *openAIStream) done() error {
+	_, err := io.WriteString(s.w, "data: [DONE]\n\n")
+	s.flush()
+	return err
+}

@@ -1,0 +1,507 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/dragoman-dev/dragoman/backend"
+	"github.com/dragoman-dev/dragoman/chat"
+	"github.com/dragoman-dev/dragoman/format"
+	"github.com/dragoman-dev/dragoman/jinja"
+	"github.com/dragoman-dev/dragoman/template"
+	"github.com/dragoman-dev/dragoman/trace"
+)
+
+// answer receives one answer as the pipeline produces it; each client API
+// implements it, streaming or collecting. Calls arrive whole. The pipeline
+// calls begin before anything else, then any number of content, reasoning and
+// call, then exactly one of finish or fail. An error returned by a method
+// means the client is gone; the pipeline stops.
+type answer interface {
+	begin(id, model string) error
+	content(text string) error
+	reasoning(text string) error
+	call(index int, c chat.ToolCall) error
+	finish(reason chat.FinishReason, usage chat.Usage, diags []trace.Diagnostic) error
+	// fail ends an answer the upstream broke off: what was produced has been
+	// delivered, err says what happened.
+	fail(err error) error
+}
+
+// idleTimeout is how long the pipeline waits for the upstream's next chunk
+// before giving up on it.
+const idleTimeout = 2 * time.Minute
+
+// requestError is a problem with the client's request (HTTP 400).
+type requestError struct{ msg, param string }
+
+func (e *requestError) Error() string { return e.msg }
+
+// upstreamError is a failure of the runtime before any output (HTTP 502, or
+// the runtime's own 4xx status passed on).
+type upstreamError struct {
+	status int
+	err    error
+}
+
+func (e *upstreamError) Error() string { return e.err.Error() }
+func (e *upstreamError) Unwrap() error { return e.err }
+
+// exchange is one request on its way through the pipeline.
+type exchange struct {
+	s   *Server
+	req *chat.Request
+	rec *trace.Record
+	out answer
+	rt  *route
+
+	parser  format.Parser // nil when calls are not parsed
+	pending map[int]*chat.ToolCall
+	calls   int // calls delivered so far
+	begun   bool
+}
+
+// run answers req through out. An error returned before out.begin is the
+// handler's to report (with a status); after it, run has called out.fail.
+func (s *Server) run(ctx context.Context, req *chat.Request, rec *trace.Record, out answer) error {
+	x := &exchange{s: s, req: req, rec: rec, out: out, pending: map[int]*chat.ToolCall{}}
+	rt, err := s.resolve(ctx, req.Model)
+	if err != nil {
+		return err
+	}
+	x.rt = rt
+	rec.Upstream, rec.Runtime, rec.UpstreamModel = rt.up.name, string(rt.up.be.Kind()), rt.model
+	rec.TemplateOrigin = rt.state.templateOrigin
+	if rt.state.family != nil {
+		rec.Format = rt.state.family.ID
+	}
+	rec.Decisions = append(rec.Decisions, rt.state.why...)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var stream backend.Stream
+	if x.ownMode() {
+		rec.Mode = "own"
+		stream, err = x.startOwn(ctx)
+	} else {
+		rec.Mode = "relay"
+		stream, err = x.startRelay(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	defer stream.Close()
+	return x.pump(ctx, cancel, stream)
+}
+
+// ownMode: render and parse here when the runtime takes raw prompts and the
+// model's template is known, unless the upstream is set to relay.
+func (x *exchange) ownMode() bool {
+	switch {
+	case x.rt.up.cfg.Mode == "relay":
+		x.rec.Decide("relay mode: configured for this upstream")
+		return false
+	case !x.rt.up.be.CanComplete():
+		x.rec.Decide("relay mode: the runtime takes no raw prompts")
+		return false
+	case x.rt.state.tpl == nil:
+		x.rec.Decide("relay mode: the model's chat template is unknown")
+		return false
+	}
+	return true
+}
+
+// tools is the tool list the model is offered: none when the client said
+// tool_choice "none" (the model then cannot call) or the upstream is set
+// never to get tools.
+func (x *exchange) tools() []chat.Tool {
+	switch {
+	case len(x.req.Tools) == 0:
+		return nil
+	case x.req.ToolChoice.Mode == chat.ToolNone:
+		x.rec.Decide(`tool_choice "none": the tools are left out of the prompt`)
+		return nil
+	case x.rt.up.cfg.NoTools:
+		x.rec.Decide("this upstream is configured never to get tools")
+		return nil
+	}
+	return x.req.Tools
+}
+
+// startOwn renders the prompt and starts a raw completion.
+func (x *exchange) startOwn(ctx context.Context) (backend.Stream, error) {
+	tools := x.tools()
+	start := time.Now()
+	prompt, err := x.render(tools)
+	x.rec.Timings.RenderMS = float64(time.Since(start).Microseconds()) / 1000
+	if err != nil {
+		return nil, err
+	}
+	x.rec.Prompt = prompt
+	st := x.rt.state
+	if st.family != nil && (len(tools) > 0 || st.family.ThinkOpen != "") {
+		opts := format.Options{Tools: tools, ReasoningOpen: format.ForcedOpen(st.family, prompt)}
+		if e := x.req.Reasoning.Enabled; e != nil && !*e {
+			opts.ReasoningDisabled = true
+		}
+		if opts.ReasoningOpen {
+			x.rec.Decide("the prompt leaves reasoning open: the output starts as reasoning")
+		}
+		x.parser = st.family.New(opts)
+	}
+	creq := backend.CompleteRequest{
+		Model: x.rt.model, Prompt: prompt, MaxTokens: x.req.MaxTokens,
+		Temperature: x.req.Temperature, TopP: x.req.TopP, Seed: x.req.Seed, Stop: x.req.Stop,
+	}
+	if rf := x.req.ResponseFormat; rf != nil && len(tools) == 0 {
+		creq.JSONSchema = responseSchema(rf)
+	}
+	s, err := x.rt.up.be.Complete(ctx, creq)
+	if err != nil {
+		return nil, upstreamFailure(err)
+	}
+	return s, nil
+}
+
+// startRelay sends the request to the runtime's chat API. Content is still
+// parsed when the model's family is known, for calls the runtime left in it.
+func (x *exchange) startRelay(ctx context.Context) (backend.Stream, error) {
+	req := *x.req
+	req.Model = x.rt.model
+	req.Tools = x.tools()
+	if len(req.Tools) == 0 && x.req.ToolChoice.Mode == chat.ToolNone {
+		req.ToolChoice = chat.ToolChoice{}
+	}
+	if f := x.rt.state.family; f != nil && len(req.Tools) > 0 {
+		x.parser = f.New(format.Options{Tools: req.Tools})
+	}
+	s, err := x.rt.up.be.Chat(ctx, &req)
+	if err != nil {
+		return nil, upstreamFailure(err)
+	}
+	return s, nil
+}
+
+func upstreamFailure(err error) error {
+	var be *backend.Error
+	if errors.As(err, &be) && be.Status >= 400 && be.Status < 500 {
+		return &upstreamError{status: be.Status, err: err}
+	}
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	return &upstreamError{status: 502, err: err}
+}
+
+// render builds the template request as transformers' apply_chat_template
+// receives it and renders it.
+func (x *exchange) render(tools []chat.Tool) (string, error) {
+	st := x.rt.state
+	body := map[string]any{
+		"messages":              templateMessages(x.req.Messages),
+		"add_generation_prompt": true,
+	}
+	if len(tools) > 0 {
+		body["tools"] = tools
+	}
+	if st.bos != "" {
+		body["bos_token"] = st.bos
+	}
+	if st.eos != "" {
+		body["eos_token"] = st.eos
+	}
+	kwargs := map[string]any{}
+	if e := x.req.Reasoning.Enabled; e != nil {
+		kwargs["enable_thinking"] = *e
+	}
+	if x.req.Reasoning.Effort != "" {
+		kwargs["reasoning_effort"] = x.req.Reasoning.Effort
+	}
+	for k, v := range x.req.TemplateKwargs {
+		kwargs[k] = v
+	}
+	if len(kwargs) > 0 {
+		body["kwargs"] = kwargs
+	}
+	data, err := json.Marshal(body)
+	if err != nil {
+		return "", &requestError{msg: "request: " + err.Error()}
+	}
+	treq, err := template.ParseRequest(data)
+	if err != nil {
+		return "", &requestError{msg: err.Error()}
+	}
+	prompt, err := template.Render(st.tpl, treq, &jinja.Options{Now: x.s.now})
+	if err != nil {
+		var je *jinja.Error
+		if errors.As(err, &je) && je.Kind == "TemplateError" {
+			// raise_exception: the template refuses this conversation.
+			return "", &requestError{msg: "the model's chat template refuses this conversation: " + je.Message, param: "messages"}
+		}
+		return "", &requestError{msg: "the model's chat template failed on this conversation: " + err.Error(), param: "messages"}
+	}
+	return prompt, nil
+}
+
+// templateMessage is a message as chat templates read it: tool-call
+// arguments as an object where they are one (the shape transformers documents
+// and the runtimes pass), the JSON text otherwise; and the content of an
+// assistant turn with calls as "" rather than null, as llama.cpp and Ollama
+// pass it, since many templates test `'</think>' in message.content`.
+type templateMessage struct {
+	chat.Message
+}
+
+func (m templateMessage) MarshalJSON() ([]byte, error) {
+	data, err := m.Message.MarshalJSON()
+	if err != nil || len(m.ToolCalls) == 0 {
+		return data, err
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return nil, err
+	}
+	type fn struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	type call struct {
+		ID       string `json:"id,omitempty"`
+		Type     string `json:"type"`
+		Function fn     `json:"function"`
+	}
+	calls := make([]call, len(m.ToolCalls))
+	for i, c := range m.ToolCalls {
+		args := json.RawMessage(strings.TrimSpace(c.Function.Arguments))
+		if len(args) == 0 || args[0] != '{' || !json.Valid(args) {
+			args, _ = json.Marshal(c.Function.Arguments)
+		}
+		typ := c.Type
+		if typ == "" {
+			typ = "function"
+		}
+		calls[i] = call{ID: c.ID, Type: typ, Function: fn{Name: c.Function.Name, Arguments: args}}
+	}
+	if obj["tool_calls"], err = json.Marshal(calls); err != nil {
+		return nil, err
+	}
+	if string(obj["content"]) == "null" {
+		obj["content"] = json.RawMessage(`""`)
+	}
+	return marshalOrdered(data, obj)
+}
+
+// marshalOrdered re-encodes obj with the keys in the order they have in data.
+func marshalOrdered(data []byte, obj map[string]json.RawMessage) ([]byte, error) {
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	first := true
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key := tok.(string)
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, err
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		k, _ := json.Marshal(key)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(obj[key])
+	}
+	b.WriteByte('}')
+	return []byte(b.String()), nil
+}
+
+func templateMessages(msgs []chat.Message) []templateMessage {
+	out := make([]templateMessage, len(msgs))
+	for i, m := range msgs {
+		out[i] = templateMessage{m}
+	}
+	return out
+}
+
+// responseSchema is the JSON Schema a response_format asks for.
+func responseSchema(rf *chat.ResponseFormat) json.RawMessage {
+	if rf.Type == "json_schema" && len(rf.Schema) > 0 {
+		return rf.Schema
+	}
+	return json.RawMessage(`{"type":"object"}`)
+}
+
+// pump moves chunks from the upstream to the client until the stream ends.
+func (x *exchange) pump(ctx context.Context, cancel context.CancelFunc, stream backend.Stream) error {
+	idle := time.AfterFunc(idleTimeout, cancel)
+	defer idle.Stop()
+	if err := x.out.begin(x.rec.ID, x.req.Model); err != nil {
+		return err
+	}
+	x.begun = true
+	var raw strings.Builder
+	var finish chat.FinishReason
+	var usage chat.Usage
+	first := true
+	for {
+		chunk, err := stream.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			x.rec.Completion = raw.String()
+			if ctx.Err() != nil && !idle.Stop() {
+				err = fmt.Errorf("the runtime sent nothing for %s", idleTimeout)
+			}
+			return x.broken(err)
+		}
+		idle.Reset(idleTimeout)
+		if first && (chunk.Text != "" || chunk.Reasoning != "" || len(chunk.Calls) > 0) {
+			first = false
+			x.rec.Timings.FirstChunkMS = x.rec.Since()
+		}
+		raw.WriteString(chunk.Text)
+		if err := x.deliver(chunk); err != nil {
+			return err
+		}
+		if chunk.FinishReason != "" {
+			finish = chunk.FinishReason
+		}
+		if chunk.Usage != nil {
+			usage = *chunk.Usage
+		}
+	}
+	x.rec.Completion = raw.String()
+	if err := x.closeParser(); err != nil {
+		return err
+	}
+	if x.calls > 0 {
+		finish = chat.FinishToolCalls
+	} else if finish == "" || finish == chat.FinishToolCalls {
+		finish = chat.FinishStop
+	}
+	x.rec.FinishReason = string(finish)
+	return x.out.finish(finish, usage, x.rec.Diagnostics)
+}
+
+// broken ends an answer whose upstream failed mid-way: held-back text is
+// released first, so that nothing the model wrote is lost.
+func (x *exchange) broken(cause error) error {
+	if err := x.closeParser(); err != nil {
+		return err
+	}
+	err := fmt.Errorf("the runtime's stream broke off after %d bytes: %w", len(x.rec.Completion), cause)
+	x.rec.Error = err.Error()
+	x.rec.Diagnostics = append(x.rec.Diagnostics, trace.Diagnostic{Code: "upstream-cut", Message: err.Error(), Offset: len(x.rec.Completion)})
+	return x.out.fail(err)
+}
+
+// deliver passes one chunk on: raw text through the parser, the runtime's
+// own reasoning and calls as they are.
+func (x *exchange) deliver(c backend.Chunk) error {
+	if c.Reasoning != "" {
+		if err := x.out.reasoning(c.Reasoning); err != nil {
+			return err
+		}
+	}
+	if c.Text != "" {
+		if x.parser == nil {
+			if err := x.out.content(c.Text); err != nil {
+				return err
+			}
+		} else if err := x.events(x.parser.Feed(c.Text)); err != nil {
+			return err
+		}
+	}
+	for _, call := range c.Calls {
+		if err := x.deliverCall(call); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (x *exchange) deliverCall(c chat.ToolCall) error {
+	if c.Type == "" {
+		c.Type = "function"
+	}
+	if !x.offered(c.Function.Name) {
+		x.rec.Diagnostics = append(x.rec.Diagnostics, trace.Diagnostic{Code: "unknown-tool",
+			Message: fmt.Sprintf("the model called %q, which the request did not offer", c.Function.Name)})
+	}
+	return x.emitCall(c)
+}
+
+// emitCall hands a whole call to the client and the trace.
+func (x *exchange) emitCall(c chat.ToolCall) error {
+	x.rec.Calls = append(x.rec.Calls, c)
+	i := x.calls
+	x.calls++
+	return x.out.call(i, c)
+}
+
+func (x *exchange) offered(name string) bool {
+	for _, t := range x.req.Tools {
+		if t.Function.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// events turns parser events into answer calls, assembling each call whole.
+func (x *exchange) events(evs []format.Event) error {
+	for _, e := range evs {
+		var err error
+		switch e.Kind {
+		case format.Content:
+			err = x.out.content(e.Text)
+		case format.Reasoning:
+			err = x.out.reasoning(e.Text)
+		case format.CallStart:
+			x.pending[e.Index] = &chat.ToolCall{ID: e.ID, Type: "function", Function: chat.FunctionCall{Name: e.Name}}
+		case format.CallArgs:
+			if c := x.pending[e.Index]; c != nil {
+				c.Function.Arguments += e.Text
+			}
+		case format.CallEnd:
+			if c := x.pending[e.Index]; c != nil {
+				delete(x.pending, e.Index)
+				err = x.emitCall(*c)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// closeParser flushes the parser and records its diagnostics.
+func (x *exchange) closeParser() error {
+	if x.parser == nil {
+		return nil
+	}
+	p := x.parser
+	x.parser = nil
+	if err := x.events(p.Close()); err != nil {
+		return err
+	}
+	for _, d := range p.Diagnostics() {
+		x.rec.Diagnostics = append(x.rec.Diagnostics, trace.Diagnostic{Code: d.Code, Message: d.Message, Offset: d.Offset})
+	}
+	return nil
+}

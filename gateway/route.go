@@ -1,0 +1,192 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dragoman-dev/dragoman/backend"
+	"github.com/dragoman-dev/dragoman/format"
+	"github.com/dragoman-dev/dragoman/jinja"
+	"github.com/dragoman-dev/dragoman/template"
+)
+
+// upstream is one runtime and what the gateway has learnt about it.
+type upstream struct {
+	name string
+	cfg  Upstream
+	be   backend.Backend
+
+	mu       sync.Mutex
+	models   []backend.Model
+	listedAt time.Time
+	listErr  error
+	prepared map[string]*modelState
+}
+
+// modelState is what serving one model needs, worked out once per model.
+type modelState struct {
+	ready chan struct{} // closed when the fields below are set
+	// tpl is the compiled chat template and family its tool-call markup; nil
+	// when unknown, which sends the model through the runtime's chat API.
+	tpl            *jinja.Template
+	tplSource      string
+	family         *format.Family
+	templateOrigin string
+	bos, eos       string
+	contextLength  int
+	// why explains, for the trace, how the template and family were chosen.
+	why []string
+}
+
+// route is where one request goes.
+type route struct {
+	up    *upstream
+	model string // the upstream's name for the model
+	state *modelState
+}
+
+// errModelNotFound is returned when no upstream serves the model.
+type errModelNotFound struct {
+	model     string
+	available []string
+}
+
+func (e *errModelNotFound) Error() string {
+	if len(e.available) == 0 {
+		return fmt.Sprintf("model %q not found: no runtime is reachable (start Ollama, llama-server, LM Studio, vLLM, SGLang or mlx_lm.server, or configure an upstream)", e.model)
+	}
+	return fmt.Sprintf("model %q not found; available: %v", e.model, e.available)
+}
+
+// listModels returns the upstream's models, asking the runtime at most once
+// per ttl. A failed listing is remembered for the same time and is not an
+// error for the caller: the upstream then simply offers no models.
+func (u *upstream) listModels(ctx context.Context, ttl time.Duration) []backend.Model {
+	u.mu.Lock()
+	if !u.listedAt.IsZero() && time.Since(u.listedAt) < ttl {
+		m := u.models
+		u.mu.Unlock()
+		return m
+	}
+	u.mu.Unlock()
+	timeout := 2 * time.Second
+	if backend.IsLocal(u.be.BaseURL()) {
+		timeout = 10 * time.Second // a local runtime may be loading a model
+	}
+	lctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	models, err := u.be.Models(lctx)
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.models, u.listErr, u.listedAt = models, err, time.Now()
+	return models
+}
+
+// resolve finds the upstream serving model: the first in order whose list
+// holds it.
+func (s *Server) resolve(ctx context.Context, model string) (*route, error) {
+	name := model
+	if a, ok := s.cfg.Aliases[model]; ok {
+		name = a
+	}
+	var available []string
+	for _, u := range s.upstreams(ctx) {
+		for _, m := range u.listModels(ctx, time.Duration(s.cfg.ModelsTTL)) {
+			if sameModel(u.be.Kind(), name, m.ID) {
+				return &route{up: u, model: m.ID, state: s.prepare(ctx, u, m.ID)}, nil
+			}
+			available = append(available, m.ID)
+		}
+	}
+	return nil, &errModelNotFound{model: model, available: available}
+}
+
+// prepare works out, once per model, its template and tool-call family.
+// Concurrent first requests wait for one preparation.
+func (s *Server) prepare(ctx context.Context, u *upstream, model string) *modelState {
+	u.mu.Lock()
+	st, ok := u.prepared[model]
+	if !ok {
+		st = &modelState{ready: make(chan struct{})}
+		u.prepared[model] = st
+	}
+	u.mu.Unlock()
+	if ok {
+		<-st.ready
+		return st
+	}
+	defer close(st.ready)
+	s.findTemplate(ctx, u, model, st)
+	if st.tpl == nil {
+		return st
+	}
+	if f, ok := format.Detect(st.tplSource); ok {
+		st.family = f
+		st.why = append(st.why, fmt.Sprintf("tool-call format %s, detected from the template", f.ID))
+	} else {
+		st.why = append(st.why, "no tool-call format matches the template; calls are not parsed")
+	}
+	return st
+}
+
+// findTemplate looks for the model's Jinja chat template: a configured file,
+// then what the runtime exposes, then the GGUF in the runtime's store.
+func (s *Server) findTemplate(ctx context.Context, u *upstream, model string, st *modelState) {
+	info, err := u.be.ModelInfo(ctx, model)
+	if err != nil {
+		st.why = append(st.why, "the runtime did not describe the model: "+err.Error())
+	}
+	st.bos, st.eos, st.contextLength = info.BOSToken, info.EOSToken, info.ContextLength
+	var src *template.Source
+	switch {
+	case u.cfg.Templates[model] != "":
+		path := u.cfg.Templates[model]
+		if src, err = template.Find(path); err != nil {
+			st.why = append(st.why, fmt.Sprintf("configured template %s: %v", path, err))
+			return
+		}
+	case info.Template != "":
+		src = template.FromText(info.Template, info.TemplateOrigin)
+	case info.GGUFPath != "":
+		if src, err = template.Find(info.GGUFPath); err != nil {
+			st.why = append(st.why, fmt.Sprintf("model file %s: %v", info.GGUFPath, err))
+			return
+		}
+	default:
+		st.why = append(st.why, "the runtime exposes no chat template for this model and none is configured")
+		return
+	}
+	if src.Text == "" {
+		st.why = append(st.why, "the template source holds only named templates")
+		return
+	}
+	tpl, err := s.compiled.Compile(src.Text)
+	if err != nil {
+		st.why = append(st.why, "the chat template does not compile: "+err.Error())
+		return
+	}
+	st.tpl, st.tplSource = tpl, src.Text
+	st.templateOrigin = src.From.String()
+	if st.templateOrigin == "" {
+		st.templateOrigin = info.TemplateOrigin
+	}
+	if st.bos == "" {
+		st.bos, _ = src.SpecialTokens["bos_token"].(string)
+	}
+	if st.eos == "" {
+		st.eos, _ = src.SpecialTokens["eos_token"].(string)
+	}
+	st.why = append(st.why, "chat template from "+st.templateOrigin)
+}
+
+// sameModel reports whether a client's model name names the listed model. On
+// Ollama a name without a tag means its ":latest", as Ollama itself reads it.
+func sameModel(kind backend.Kind, name, listed string) bool {
+	if name == listed {
+		return true
+	}
+	return kind == backend.Ollama && !strings.Contains(name, ":") && listed == name+":latest"
+}

@@ -1,0 +1,121 @@
+// Package trace keeps what the gateway did for each request: the rendered
+// prompt, the raw completion, the parse decisions and diagnostics, and timings,
+// so that a user can see why an answer came back the way it did.
+package trace
+
+import (
+	"strings"
+
+	"github.com/dragoman-dev/dragoman/chat"
+	"sync"
+	"time"
+)
+
+// Record is one request's trace. The gateway fills it while the request runs;
+// readers get a copy (Store.Get) and never see it half-written.
+type Record struct {
+	ID    string    `json:"id"`
+	API   string    `json:"api"` // "openai" or "anthropic"
+	Model string    `json:"model"`
+	Start time.Time `json:"start"`
+
+	// Upstream, Runtime and UpstreamModel say where the request went.
+	Upstream      string `json:"upstream,omitempty"`
+	Runtime       string `json:"runtime,omitempty"`
+	UpstreamModel string `json:"upstream_model,omitempty"`
+	// Mode is "own" (Dragoman rendered and parsed) or "relay" (the runtime's
+	// chat API, repaired).
+	Mode string `json:"mode,omitempty"`
+	// Format is the parser's family id; TemplateOrigin where the template came from.
+	Format         string `json:"format,omitempty"`
+	TemplateOrigin string `json:"template_origin,omitempty"`
+	// Decisions are the choices made on the way, in order, each a sentence.
+	Decisions []string `json:"decisions,omitempty"`
+
+	// Prompt is the rendered prompt (own mode); Completion the raw output as
+	// the runtime sent it (own mode) or its content (relay mode).
+	Prompt     string `json:"prompt,omitempty"`
+	Completion string `json:"completion"`
+	// Calls are the tool calls handed to the client, whole.
+	Calls []chat.ToolCall `json:"calls,omitempty"`
+	// Diagnostics are the parser's and the pipeline's findings.
+	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
+
+	FinishReason string  `json:"finish_reason,omitempty"`
+	Error        string  `json:"error,omitempty"`
+	Timings      Timings `json:"timings"`
+}
+
+// Diagnostic is one finding, in the parser's shape.
+type Diagnostic struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Offset  int    `json:"offset,omitempty"`
+}
+
+// Timings are durations from the request's arrival, in milliseconds.
+type Timings struct {
+	RenderMS     float64 `json:"render_ms"`
+	FirstChunkMS float64 `json:"first_chunk_ms"`
+	TotalMS      float64 `json:"total_ms"`
+}
+
+// Store keeps the most recent records, up to a fixed number.
+type Store struct {
+	mu    sync.Mutex
+	ring  []*Record
+	next  int
+	index map[string]*Record
+}
+
+// NewStore keeps the last n records (n < 1 keeps none).
+func NewStore(n int) *Store {
+	if n < 0 {
+		n = 0
+	}
+	return &Store{ring: make([]*Record, n), index: make(map[string]*Record, n)}
+}
+
+// Put stores a finished record, evicting the oldest when full. The store takes
+// ownership of r.
+func (s *Store) Put(r *Record) {
+	if s == nil || len(s.ring) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old := s.ring[s.next]; old != nil {
+		delete(s.index, old.ID)
+	}
+	s.ring[s.next] = r
+	s.index[r.ID] = r
+	s.next = (s.next + 1) % len(s.ring)
+}
+
+// Get returns a copy of the record with id.
+func (s *Store) Get(id string) (Record, bool) {
+	if s == nil {
+		return Record{}, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.index[id]
+	if !ok {
+		return Record{}, false
+	}
+	c := *r
+	c.Decisions = append([]string(nil), r.Decisions...)
+	c.Diagnostics = append([]Diagnostic(nil), r.Diagnostics...)
+	c.Calls = append([]chat.ToolCall(nil), r.Calls...)
+	return c, true
+}
+
+// Decide appends a decision sentence.
+func (r *Record) Decide(format string) {
+	r.Decisions = append(r.Decisions, strings.TrimSpace(format))
+}
+
+// Since is the milliseconds from r.Start to now.
+func (r *Record) Since() float64 {
+	return float64(time.Since(r.Start).Microseconds()) / 1000
+}
