@@ -31,6 +31,10 @@ type fakeRuntime struct {
 	block  bool
 	// startErr fails the request before any chunk.
 	startErr error
+	// cancelled, when set, is closed once, by the first stream that sees
+	// its context cancelled while blocked.
+	cancelled     chan struct{}
+	cancelledOnce sync.Once
 
 	completes []backend.CompleteRequest
 	chats     []chat.Request
@@ -63,7 +67,15 @@ func (f *fakeRuntime) Complete(ctx context.Context, req backend.CompleteRequest)
 	if f.startErr != nil {
 		return nil, f.startErr
 	}
-	return &fakeStream{ctx: ctx, chunks: f.script, err: f.err, block: f.block}, nil
+	return f.stream(ctx), nil
+}
+
+func (f *fakeRuntime) stream(ctx context.Context) *fakeStream {
+	return &fakeStream{ctx: ctx, chunks: f.script, err: f.err, block: f.block, onCancel: func() {
+		if f.cancelled != nil {
+			f.cancelledOnce.Do(func() { close(f.cancelled) })
+		}
+	}}
 }
 
 func (f *fakeRuntime) Chat(ctx context.Context, req *chat.Request) (backend.Stream, error) {
@@ -73,15 +85,16 @@ func (f *fakeRuntime) Chat(ctx context.Context, req *chat.Request) (backend.Stre
 	if f.startErr != nil {
 		return nil, f.startErr
 	}
-	return &fakeStream{ctx: ctx, chunks: f.script, err: f.err, block: f.block}, nil
+	return f.stream(ctx), nil
 }
 
 type fakeStream struct {
-	ctx    context.Context
-	chunks []backend.Chunk
-	err    error
-	block  bool
-	closed bool
+	ctx      context.Context
+	chunks   []backend.Chunk
+	err      error
+	block    bool
+	closed   bool
+	onCancel func()
 }
 
 func (s *fakeStream) Next() (backend.Chunk, error) {
@@ -92,6 +105,7 @@ func (s *fakeStream) Next() (backend.Chunk, error) {
 	}
 	if s.block {
 		<-s.ctx.Done()
+		s.onCancel()
 		return backend.Chunk{}, s.ctx.Err()
 	}
 	if s.err != nil {
