@@ -168,3 +168,46 @@ func settledGoroutines(target int) int {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// Several upstreams serving one model: one that cannot be reached is passed
+// over (and marked down) without the client noticing, and a busy one is
+// passed over for an idle one.
+func TestReplicas(t *testing.T) {
+	t.Run("failover", func(t *testing.T) {
+		down := qwenRuntime()
+		down.startErr = errors.New("dial tcp: connection refused")
+		up := qwenRuntime(backend.Chunk{Text: "fine"})
+		up.url = "http://127.0.0.1:2"
+		ts := newFakeGateway(t, Config{}, down, up)
+		for range 2 {
+			v := decodeBody(t, post(t, ts.URL+"/v1/chat/completions", chatBody("")))
+			if path(v, "choices", 0, "message", "content") != "fine" {
+				t.Fatalf("answer %v", v)
+			}
+		}
+		if len(down.completes) != 1 || len(up.completes) != 2 {
+			t.Errorf("down asked %d times (want 1: then marked down), up %d (want 2)", len(down.completes), len(up.completes))
+		}
+	})
+	t.Run("least busy", func(t *testing.T) {
+		busy := qwenRuntime()
+		busy.block = true
+		idle := qwenRuntime(backend.Chunk{Text: "idle"})
+		idle.url = "http://127.0.0.1:2"
+		ts := newFakeGateway(t, Config{}, busy, idle)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+"/v1/chat/completions", strings.NewReader(chatBody("")))
+		go func() {
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}()
+		for waitFor(func() bool { busy.mu.Lock(); defer busy.mu.Unlock(); return len(busy.completes) > 0 }) {
+		}
+		v := decodeBody(t, post(t, ts.URL+"/v1/chat/completions", chatBody("")))
+		if path(v, "choices", 0, "message", "content") != "idle" {
+			t.Errorf("second request did not go to the idle replica: %v", v)
+		}
+	})
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
@@ -68,35 +69,52 @@ type exchange struct {
 
 // run answers req through out. An error returned before out.begin is the
 // handler's to report (with a status); after it, run has called out.fail.
+// When several upstreams serve the model, the least busy healthy one is
+// tried first, and one that cannot be reached is marked down and the next
+// one tried, as long as nothing has been sent to the client.
 func (s *Server) run(ctx context.Context, req *chat.Request, rec *trace.Record, out answer) error {
-	x := &exchange{s: s, req: req, rec: rec, out: out, pending: map[int]*chat.ToolCall{}}
-	rt, err := s.resolve(ctx, req.Model)
+	routes, err := s.resolve(ctx, req.Model)
 	if err != nil {
 		return err
 	}
-	x.rt = rt
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for i, rt := range routes {
+		x := &exchange{s: s, req: req, rec: rec, out: out, pending: map[int]*chat.ToolCall{}, rt: rt}
+		rt.up.inFlight.Add(1)
+		stream, err := x.start(ctx)
+		if err != nil {
+			rt.up.inFlight.Add(-1)
+			var ue *upstreamError
+			if errors.As(err, &ue) && ue.status == http.StatusBadGateway && i+1 < len(routes) {
+				rt.up.markDown()
+				rec.Decide(fmt.Sprintf("%s failed (%v); marked down, trying the next upstream serving the model", rt.up.name, err))
+				continue
+			}
+			return err
+		}
+		defer rt.up.inFlight.Add(-1)
+		defer stream.Close()
+		return x.pump(ctx, cancel, stream)
+	}
+	return errors.New("no upstream") // not reached: resolve returns at least one route
+}
+
+// start records where the request goes and starts generating.
+func (x *exchange) start(ctx context.Context) (backend.Stream, error) {
+	rt, rec := x.rt, x.rec
 	rec.Upstream, rec.Runtime, rec.UpstreamModel = rt.up.name, string(rt.up.be.Kind()), rt.model
 	rec.TemplateOrigin = rt.state.templateOrigin
 	if rt.state.family != nil {
 		rec.Format = rt.state.family.ID
 	}
 	rec.Decisions = append(rec.Decisions, rt.state.why...)
-
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var stream backend.Stream
 	if x.ownMode() {
 		rec.Mode = "own"
-		stream, err = x.startOwn(ctx)
-	} else {
-		rec.Mode = "relay"
-		stream, err = x.startRelay(ctx)
+		return x.startOwn(ctx)
 	}
-	if err != nil {
-		return err
-	}
-	defer stream.Close()
-	return x.pump(ctx, cancel, stream)
+	rec.Mode = "relay"
+	return x.startRelay(ctx)
 }
 
 // ownMode: render and parse here when the runtime takes raw prompts and the

@@ -1,10 +1,13 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dragoman-dev/dragoman/backend"
@@ -19,11 +22,15 @@ type upstream struct {
 	cfg  Upstream
 	be   backend.Backend
 
-	mu       sync.Mutex
-	models   []backend.Model
-	listedAt time.Time
-	listErr  error
-	prepared map[string]*modelState
+	// inFlight counts the requests it is answering (least-busy routing);
+	// downUntil is when it may be tried again after it could not be reached.
+	inFlight  atomic.Int64
+	mu        sync.Mutex
+	downUntil time.Time
+	models    []backend.Model
+	listedAt  time.Time
+	listErr   error
+	prepared  map[string]*modelState
 }
 
 // modelState is what serving one model needs, worked out once per model.
@@ -85,23 +92,61 @@ func (u *upstream) listModels(ctx context.Context, ttl time.Duration) []backend.
 	return models
 }
 
-// resolve finds the upstream serving model: the first in order whose list
-// holds it.
-func (s *Server) resolve(ctx context.Context, model string) (*route, error) {
+// downFor is how long an upstream that could not be reached is passed over
+// while another serves the same model.
+const downFor = 10 * time.Second
+
+func (u *upstream) markDown() {
+	u.mu.Lock()
+	u.downUntil = time.Now().Add(downFor)
+	u.mu.Unlock()
+}
+
+func (u *upstream) isDown() bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return time.Now().Before(u.downUntil)
+}
+
+// resolve finds the upstreams serving model, in the order to try them:
+// healthy before marked down, then the least busy, then configuration order.
+func (s *Server) resolve(ctx context.Context, model string) ([]*route, error) {
 	name := model
 	if a, ok := s.cfg.Aliases[model]; ok {
 		name = a
 	}
 	var available []string
+	var found []*route
 	for _, u := range s.upstreams(ctx) {
 		for _, m := range u.listModels(ctx, time.Duration(s.cfg.ModelsTTL)) {
 			if sameModel(u.be.Kind(), name, m.ID) {
-				return &route{up: u, model: m.ID, state: s.prepare(ctx, u, m.ID)}, nil
+				found = append(found, &route{up: u, model: m.ID})
+				break
 			}
 			available = append(available, m.ID)
 		}
 	}
-	return nil, &errModelNotFound{model: model, available: available}
+	if len(found) == 0 {
+		return nil, &errModelNotFound{model: model, available: available}
+	}
+	down := make(map[*upstream]bool, len(found))
+	busy := make(map[*upstream]int64, len(found))
+	for _, r := range found {
+		down[r.up], busy[r.up] = r.up.isDown(), r.up.inFlight.Load()
+	}
+	slices.SortStableFunc(found, func(a, b *route) int {
+		if down[a.up] != down[b.up] {
+			if down[a.up] {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Compare(busy[a.up], busy[b.up])
+	})
+	for _, r := range found {
+		r.state = s.prepare(ctx, r.up, r.model)
+	}
+	return found, nil
 }
 
 // prepare works out, once per model, its template and tool-call family.
