@@ -1,0 +1,304 @@
+// Package grammar builds GBNF grammars (llama.cpp's grammar format), turns JSON Schemas into GBNF, and
+// recognises strings against a grammar.
+//
+// A Grammar is an ordered list of rules, each a name and an expression in GBNF syntax; String renders the
+// grammar as GBNF text with the rule "root" first. Rules are added with Rule (the expression text is the
+// caller's, built with the helpers Literal, Class and Repeat, which escape correctly), parsed from text with
+// Parse, or generated from JSON Schemas with AddSchema, FromJSONSchema and Tools.
+//
+// The recogniser (Match, Prefix) works on Unicode code points, as llama.cpp does, so tests can check a
+// grammar without a runtime and a completion can be checked against the constraint that was sent. Check
+// reports what llama.cpp's parser would refuse: an undefined rule, a missing root, left recursion (which
+// includes an open repetition of something that may be empty).
+package grammar
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Grammar is an ordered set of GBNF rules. The zero value is not ready for use; call New or Parse.
+//
+// A Grammar may be read (String, Match, Prefix, Check) from many goroutines at once; adding rules while
+// it is read is not safe.
+type Grammar struct {
+	rules  []ruleDef
+	index  map[string]int
+	shared map[string]string // the shared JSON rules AddSchema added: key → rule name
+
+	mu       sync.Mutex
+	compiled *program
+	cerr     error
+}
+
+type ruleDef struct {
+	name string
+	expr string
+	ast  *node // set when the rule came from Parse; nil for rules added as text
+}
+
+// Rule is one rule of a grammar: its name and its expression in GBNF syntax.
+type Rule struct {
+	Name string
+	Expr string
+}
+
+// New returns an empty grammar.
+func New() *Grammar {
+	return newSized(0)
+}
+
+func newSized(rules int) *Grammar {
+	return &Grammar{index: make(map[string]int, rules), rules: make([]ruleDef, 0, rules)}
+}
+
+// ValidName reports whether s can name a GBNF rule: one or more of [a-zA-Z0-9-].
+func ValidName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isNameByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-'
+}
+
+// Rule adds the rule name ::= expr, or replaces the expression of an existing rule of that name (the rule
+// keeps its place). The expression is not checked here; Check, Match and Prefix parse it. Rule panics if
+// name is not a valid rule name.
+func (g *Grammar) Rule(name, expr string) {
+	if !ValidName(name) {
+		panic(fmt.Sprintf("grammar: invalid rule name %q", name))
+	}
+	g.mu.Lock()
+	g.compiled, g.cerr = nil, nil
+	g.mu.Unlock()
+	if i, ok := g.index[name]; ok {
+		g.rules[i] = ruleDef{name: name, expr: expr}
+		return
+	}
+	g.index[name] = len(g.rules)
+	g.rules = append(g.rules, ruleDef{name: name, expr: expr})
+}
+
+// Has reports whether the grammar has a rule of that name.
+func (g *Grammar) Has(name string) bool {
+	_, ok := g.index[name]
+	return ok
+}
+
+// Lookup returns the expression of the named rule.
+func (g *Grammar) Lookup(name string) (string, bool) {
+	i, ok := g.index[name]
+	if !ok {
+		return "", false
+	}
+	return g.rules[i].expr, true
+}
+
+// Rules returns the rules in the order String writes them: root first, then the others in the order they
+// were added.
+func (g *Grammar) Rules() []Rule {
+	out := make([]Rule, 0, len(g.rules))
+	if i, ok := g.index["root"]; ok {
+		out = append(out, Rule{g.rules[i].name, g.rules[i].expr})
+	}
+	for _, r := range g.rules {
+		if r.name != "root" {
+			out = append(out, Rule{r.name, r.expr})
+		}
+	}
+	return out
+}
+
+// String renders the grammar as GBNF text, one rule a line, root first.
+func (g *Grammar) String() string {
+	n := 0
+	for _, r := range g.rules {
+		n += len(r.name) + len(r.expr) + 6
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, r := range g.Rules() {
+		b.WriteString(r.Name)
+		b.WriteString(" ::= ")
+		b.WriteString(r.Expr)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// alloc returns a rule name based on base (made valid) that the grammar does not use yet, and reserves it
+// with an empty expression; the caller sets the expression with Rule.
+func (g *Grammar) alloc(base string) string {
+	base = sanitizeName(base)
+	name := base
+	for i := 2; g.Has(name); i++ {
+		name = base + "-" + strconv.Itoa(i)
+	}
+	g.index[name] = len(g.rules)
+	g.rules = append(g.rules, ruleDef{name: name})
+	return name
+}
+
+// sanitizeName replaces every character a rule name may not hold by '-'.
+func sanitizeName(s string) string {
+	if ValidName(s) {
+		return s
+	}
+	if s == "" {
+		return "r"
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if !isNameByte(c) {
+			b[i] = '-'
+		}
+	}
+	return string(b)
+}
+
+// Literal returns s as a GBNF string literal: quotes, backslashes and control characters escaped,
+// characters that are not printable written as \xHH, \uHHHH or \UHHHHHHHH, the rest as UTF-8.
+func Literal(s string) string {
+	var b []byte
+	b = append(b, '"')
+	b = appendLiteralBody(b, s)
+	return string(append(b, '"'))
+}
+
+func appendLiteralBody(b []byte, s string) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c < 0x20 || c == 0x7f:
+				b = appendEscape(b, rune(c))
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		b = appendRune(b, r, false)
+		i += size
+	}
+	return b
+}
+
+// appendRune writes r as it appears inside a literal (inClass false) or a character class.
+func appendRune(b []byte, r rune, inClass bool) []byte {
+	switch {
+	case r == '\\':
+		return append(b, '\\', '\\')
+	case r == '\n':
+		return append(b, '\\', 'n')
+	case r == '\r':
+		return append(b, '\\', 'r')
+	case r == '\t':
+		return append(b, '\\', 't')
+	case !inClass && r == '"':
+		return append(b, '\\', '"')
+	case inClass && (r == ']' || r == '['):
+		return append(b, '\\', byte(r))
+	case inClass && (r == '-' || r == '^'):
+		return appendEscape(b, r)
+	case r < 0x20 || r == 0x7f:
+		return appendEscape(b, r)
+	case r < utf8.RuneSelf:
+		return append(b, byte(r))
+	case r == utf8.RuneError || !unicode.IsPrint(r) || r > unicode.MaxRune:
+		return appendEscape(b, r)
+	}
+	return utf8.AppendRune(b, r)
+}
+
+const hexDigits = "0123456789ABCDEF"
+
+func appendEscape(b []byte, r rune) []byte {
+	switch {
+	case r < 0x100:
+		return append(b, '\\', 'x', hexDigits[r>>4], hexDigits[r&15])
+	case r < 0x10000:
+		return append(b, '\\', 'u', hexDigits[r>>12&15], hexDigits[r>>8&15], hexDigits[r>>4&15], hexDigits[r&15])
+	}
+	b = append(b, '\\', 'U')
+	for shift := 28; shift >= 0; shift -= 4 {
+		b = append(b, hexDigits[r>>uint(shift)&15])
+	}
+	return b
+}
+
+// Range is an inclusive range of code points in a character class; a single character has Lo == Hi.
+type Range struct{ Lo, Hi rune }
+
+// Class returns a GBNF character class over the ranges ([...], or [^...] when negated), with ], [, \,
+// - and ^ and control characters escaped.
+func Class(negated bool, ranges ...Range) string {
+	return string(appendClass(nil, negated, ranges))
+}
+
+func appendClass(b []byte, negated bool, ranges []Range) []byte {
+	b = append(b, '[')
+	if negated {
+		b = append(b, '^')
+	}
+	for _, r := range ranges {
+		b = appendRune(b, r.Lo, true)
+		if r.Hi != r.Lo {
+			b = append(b, '-')
+			b = appendRune(b, r.Hi, true)
+		}
+	}
+	return append(b, ']')
+}
+
+// Repeat returns atom followed by the shortest GBNF repetition operator for min..max repetitions (max < 0:
+// no maximum): ?, *, +, {m}, {m,} or {m,n}. atom must be a single element: a rule name, a literal, a class,
+// "." or a parenthesised group. Repeat(atom, 1, 1) is atom itself.
+func Repeat(atom string, min, max int) string {
+	return string(appendRepeatOp(append([]byte(nil), atom...), min, max))
+}
+
+func appendRepeatOp(b []byte, min, max int) []byte {
+	switch {
+	case min == 1 && max == 1:
+		return b
+	case min == 0 && max == 1:
+		return append(b, '?')
+	case min == 0 && max < 0:
+		return append(b, '*')
+	case min == 1 && max < 0:
+		return append(b, '+')
+	case min == max:
+		b = append(b, '{')
+		b = strconv.AppendInt(b, int64(min), 10)
+		return append(b, '}')
+	}
+	b = append(b, '{')
+	b = strconv.AppendInt(b, int64(min), 10)
+	b = append(b, ',')
+	if max >= 0 {
+		b = strconv.AppendInt(b, int64(max), 10)
+	}
+	return append(b, '}')
+}

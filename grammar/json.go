@@ -1,0 +1,408 @@
+package grammar
+
+import (
+	"errors"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// A small JSON reader for schemas: it keeps the order of object members (properties are generated in
+// the schema's order), keeps numbers as written, and slices strings without escapes from the input.
+
+type jkind uint8
+
+const (
+	jNull jkind = iota
+	jFalse
+	jTrue
+	jNumber
+	jString
+	jArray
+	jObject
+)
+
+type jvalue struct {
+	kind jkind
+	str  string // the decoded string, or a number's text
+	keys []string
+	vals []*jvalue // object member values (parallel to keys) or array elements
+}
+
+// get returns the value of the member key of an object (the last one if the key repeats).
+func (v *jvalue) get(key string) *jvalue {
+	if v == nil || v.kind != jObject {
+		return nil
+	}
+	for i := len(v.keys) - 1; i >= 0; i-- {
+		if v.keys[i] == key {
+			return v.vals[i]
+		}
+	}
+	return nil
+}
+
+type jreader struct {
+	s   string
+	pos int
+	// nodes are allocated in chunks, and members gathered on a shared stack and copied out once per
+	// object or array, to keep allocations per schema low.
+	slab  []jvalue
+	keys  []string
+	vals  []*jvalue
+	chunk int
+}
+
+func parseJSON(s string) (*jvalue, error) {
+	r := &jreader{s: s, chunk: 8}
+	r.ws()
+	v, err := r.value(0)
+	if err != nil {
+		return nil, err
+	}
+	r.ws()
+	if r.pos != len(r.s) {
+		return nil, r.fail("trailing text")
+	}
+	return v, nil
+}
+
+func (r *jreader) fail(what string) error {
+	return errors.New("invalid JSON at byte " + strconv.Itoa(r.pos) + ": " + what)
+}
+
+func (r *jreader) alloc() *jvalue {
+	if len(r.slab) == 0 {
+		r.slab = make([]jvalue, r.chunk)
+		r.chunk = min(2*r.chunk, 256)
+	}
+	v := &r.slab[0]
+	r.slab = r.slab[1:]
+	return v
+}
+
+func (r *jreader) ws() {
+	for r.pos < len(r.s) {
+		switch r.s[r.pos] {
+		case ' ', '\t', '\n', '\r':
+			r.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (r *jreader) value(depth int) (*jvalue, error) {
+	if depth > 200 {
+		return nil, r.fail("nested too deeply")
+	}
+	if r.pos >= len(r.s) {
+		return nil, r.fail("unexpected end")
+	}
+	switch c := r.s[r.pos]; {
+	case c == '{':
+		r.pos++
+		v := r.alloc()
+		v.kind = jObject
+		r.ws()
+		if r.pos < len(r.s) && r.s[r.pos] == '}' {
+			r.pos++
+			return v, nil
+		}
+		kbase, base := len(r.keys), len(r.vals)
+		for {
+			r.ws()
+			if r.pos >= len(r.s) || r.s[r.pos] != '"' {
+				return nil, r.fail("expected a member name")
+			}
+			k, err := r.string()
+			if err != nil {
+				return nil, err
+			}
+			r.ws()
+			if r.pos >= len(r.s) || r.s[r.pos] != ':' {
+				return nil, r.fail("expected :")
+			}
+			r.pos++
+			r.ws()
+			e, err := r.value(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			r.keys = append(r.keys, k)
+			r.vals = append(r.vals, e)
+			r.ws()
+			if r.pos < len(r.s) && r.s[r.pos] == ',' {
+				r.pos++
+				continue
+			}
+			if r.pos < len(r.s) && r.s[r.pos] == '}' {
+				r.pos++
+				v.keys = append([]string(nil), r.keys[kbase:]...)
+				v.vals = append([]*jvalue(nil), r.vals[base:]...)
+				r.keys, r.vals = r.keys[:kbase], r.vals[:base]
+				return v, nil
+			}
+			return nil, r.fail("expected , or }")
+		}
+	case c == '[':
+		r.pos++
+		v := r.alloc()
+		v.kind = jArray
+		r.ws()
+		if r.pos < len(r.s) && r.s[r.pos] == ']' {
+			r.pos++
+			return v, nil
+		}
+		base := len(r.vals)
+		for {
+			r.ws()
+			e, err := r.value(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			r.vals = append(r.vals, e)
+			r.ws()
+			if r.pos < len(r.s) && r.s[r.pos] == ',' {
+				r.pos++
+				continue
+			}
+			if r.pos < len(r.s) && r.s[r.pos] == ']' {
+				r.pos++
+				v.vals = append([]*jvalue(nil), r.vals[base:]...)
+				r.vals = r.vals[:base]
+				return v, nil
+			}
+			return nil, r.fail("expected , or ]")
+		}
+	case c == '"':
+		s, err := r.string()
+		if err != nil {
+			return nil, err
+		}
+		v := r.alloc()
+		v.kind, v.str = jString, s
+		return v, nil
+	case c == 't' || c == 'f' || c == 'n':
+		for _, w := range [...]struct {
+			text string
+			kind jkind
+		}{{"true", jTrue}, {"false", jFalse}, {"null", jNull}} {
+			if len(r.s)-r.pos >= len(w.text) && r.s[r.pos:r.pos+len(w.text)] == w.text {
+				r.pos += len(w.text)
+				v := r.alloc()
+				v.kind = w.kind
+				return v, nil
+			}
+		}
+		return nil, r.fail("unknown literal")
+	case c == '-' || c >= '0' && c <= '9':
+		start := r.pos
+		if c == '-' {
+			r.pos++
+		}
+		if r.pos < len(r.s) && r.s[r.pos] == '0' {
+			r.pos++
+		} else if !r.digits() {
+			return nil, r.fail("bad number")
+		}
+		if r.pos < len(r.s) && r.s[r.pos] == '.' {
+			r.pos++
+			if !r.digits() {
+				return nil, r.fail("bad number")
+			}
+		}
+		if r.pos < len(r.s) && (r.s[r.pos] == 'e' || r.s[r.pos] == 'E') {
+			r.pos++
+			if r.pos < len(r.s) && (r.s[r.pos] == '+' || r.s[r.pos] == '-') {
+				r.pos++
+			}
+			if !r.digits() {
+				return nil, r.fail("bad number")
+			}
+		}
+		v := r.alloc()
+		v.kind, v.str = jNumber, r.s[start:r.pos]
+		return v, nil
+	}
+	return nil, r.fail("unexpected character")
+}
+
+func (r *jreader) digits() bool {
+	start := r.pos
+	for r.pos < len(r.s) && r.s[r.pos] >= '0' && r.s[r.pos] <= '9' {
+		r.pos++
+	}
+	return r.pos > start
+}
+
+// string reads a JSON string starting at its opening quote.
+func (r *jreader) string() (string, error) {
+	r.pos++
+	start := r.pos
+	for r.pos < len(r.s) {
+		c := r.s[r.pos]
+		switch {
+		case c == '"':
+			s := r.s[start:r.pos]
+			r.pos++
+			return s, nil
+		case c == '\\':
+			return r.slowString(start)
+		case c < 0x20:
+			return "", r.fail("control character in string")
+		}
+		r.pos++
+	}
+	return "", r.fail("unterminated string")
+}
+
+func (r *jreader) slowString(start int) (string, error) {
+	b := []byte(r.s[start:r.pos])
+	for r.pos < len(r.s) {
+		c := r.s[r.pos]
+		switch {
+		case c == '"':
+			r.pos++
+			return string(b), nil
+		case c < 0x20:
+			return "", r.fail("control character in string")
+		case c != '\\':
+			b = append(b, c)
+			r.pos++
+			continue
+		}
+		if r.pos+1 >= len(r.s) {
+			break
+		}
+		e := r.s[r.pos+1]
+		r.pos += 2
+		switch e {
+		case '"', '\\', '/':
+			b = append(b, e)
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		case 'u':
+			u, ok := r.hex4()
+			if !ok {
+				return "", r.fail("bad \\u escape")
+			}
+			ru := rune(u)
+			if utf16.IsSurrogate(ru) {
+				ru = utf8.RuneError
+				if r.pos+1 < len(r.s) && r.s[r.pos] == '\\' && r.s[r.pos+1] == 'u' {
+					save := r.pos
+					r.pos += 2
+					if u2, ok := r.hex4(); ok {
+						if d := utf16.DecodeRune(rune(u), rune(u2)); d != utf8.RuneError {
+							ru = d
+						} else {
+							r.pos = save
+						}
+					} else {
+						r.pos = save
+					}
+				}
+			}
+			b = utf8.AppendRune(b, ru)
+		default:
+			return "", r.fail("bad escape")
+		}
+	}
+	return "", r.fail("unterminated string")
+}
+
+func (r *jreader) hex4() (uint64, bool) {
+	if r.pos+4 > len(r.s) {
+		return 0, false
+	}
+	u, err := strconv.ParseUint(r.s[r.pos:r.pos+4], 16, 32)
+	if err != nil {
+		return 0, false
+	}
+	r.pos += 4
+	return u, true
+}
+
+// appendJSON writes v as compact JSON: members in order, numbers as written, strings escaped as
+// encoding/json escapes them with HTML escaping off (", \, \n, \r, \t, other control characters as
+// \u00XX, U+2028 and U+2029 as \u2028 and \u2029, invalid UTF-8 as \ufffd).
+func appendJSON(b []byte, v *jvalue) []byte {
+	switch v.kind {
+	case jNull:
+		return append(b, "null"...)
+	case jTrue:
+		return append(b, "true"...)
+	case jFalse:
+		return append(b, "false"...)
+	case jNumber:
+		return append(b, v.str...)
+	case jString:
+		return appendJSONString(b, v.str)
+	case jArray:
+		b = append(b, '[')
+		for i, e := range v.vals {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSON(b, e)
+		}
+		return append(b, ']')
+	}
+	b = append(b, '{')
+	for i, k := range v.keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		b = appendJSON(b, v.vals[i])
+	}
+	return append(b, '}')
+}
+
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c < 0x20:
+				b = append(b, '\\', 'u', '0', '0', hexLower[c>>4], hexLower[c&15])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, '\\', 'u', '2', '0', '2', hexLower[r&15])
+		default:
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}
+
+const hexLower = "0123456789abcdef"

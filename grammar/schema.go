@@ -1,0 +1,1028 @@
+package grammar
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Whitespace says what whitespace a generated grammar allows between JSON tokens.
+type Whitespace uint8
+
+const (
+	// WhitespaceBounded (the default) allows, between any two JSON tokens, nothing, one space, or one
+	// newline followed by at most MaxIndent spaces or tabs: enough for compact JSON, JSON with ", " and
+	// ": ", and pretty-printed JSON up to ten levels deep at four spaces, while a model cannot fill its
+	// output with whitespace (runs of blank lines, endless spaces), which unbounded whitespace invites.
+	WhitespaceBounded Whitespace = iota
+	// WhitespaceCompact allows no whitespace at all between tokens.
+	WhitespaceCompact
+)
+
+// MaxIndent is the most spaces or tabs WhitespaceBounded allows after a newline.
+const MaxIndent = 40
+
+// DefaultMaxRepetition is the largest length or item-count bound written into a grammar when
+// Options.MaxRepetition is zero. llama.cpp expands a bounded repetition into one rule per optional
+// occurrence and refuses counts above 2000, so larger bounds are dropped (with a warning) rather than
+// written.
+const DefaultMaxRepetition = 1000
+
+// Options tune JSON-Schema conversion.
+type Options struct {
+	Whitespace Whitespace
+	// MaxRepetition caps minLength, maxLength, minItems and maxItems: a bound above it is not enforced
+	// (a minimum becomes MaxRepetition, a maximum is dropped) and a warning says so. 0 means
+	// DefaultMaxRepetition.
+	MaxRepetition int
+}
+
+// Digit bounds of the number and integer rules, so that a model cannot write digits forever. They admit
+// every number encoding/json writes for a float64 (up to 21 integer digits, 24 fraction digits, 3
+// exponent digits) and every int64 and uint64.
+const (
+	maxIntDigits      = 21
+	maxFractionDigits = 24
+	maxExponentDigits = 3
+	maxIntegerDigits  = 20
+)
+
+// FromJSONSchema converts a JSON Schema into a grammar whose root rule matches the JSON values the schema
+// accepts (see AddSchema for what is supported). The warnings name what the grammar does not enforce.
+func FromJSONSchema(schema json.RawMessage, opts Options) (*Grammar, []string, error) {
+	g := New()
+	_, warnings, err := AddSchema(g, "root", schema, opts)
+	if err != nil {
+		return nil, warnings, err
+	}
+	return g, warnings, nil
+}
+
+// AddSchema adds to g the rules for the JSON values a JSON Schema accepts and returns the name of the
+// rule that matches them: prefix itself if g has no rule of that name yet. Every other rule it adds is
+// named prefix-…, except the shared JSON rules (ws, string, number, …), which several schemas in one
+// grammar use together; a name already taken gets a numeric suffix, so several schemas can live in one
+// grammar.
+//
+// Supported: type (one or a list; also the non-standard dict, float, int, bool, tuple, list, str, any),
+// properties in the schema's order with required ones required and optional ones optional,
+// additionalProperties (false: none; true or a schema: any number of further members after the declared
+// ones; absent: none when the schema has "properties", even an empty one, so {"type":"object",
+// "properties":{}} is the empty object, and any member when it has neither "properties" nor "required",
+// so {"type":"object"} is a free-form object), enum and const of any JSON value (written as compact JSON, exactly), string with
+// minLength and maxLength (counted in JSON characters: an escape sequence is one), number, integer (no
+// fraction or exponent), boolean, null, array with items, minItems and maxItems, nested objects,
+// anyOf and oneOf (as alternatives; oneOf's exclusivity is not enforced), allOf (object members merged),
+// nullable, and $ref to any JSON pointer inside the schema (#/$defs/…, #/definitions/…, #), recursion
+// included. Annotations (description, title, default, examples, …) are ignored; other keywords (pattern,
+// format, minimum, maximum, multipleOf, uniqueItems, prefixItems, not, if/then/else, …) are not
+// enforced and each gives a warning with its JSON pointer. An error is returned only for a schema that
+// is not JSON or that no value can satisfy (an empty enum, false, maxItems below minItems, …); g may
+// then hold some of the rules and should be discarded.
+func AddSchema(g *Grammar, prefix string, schema json.RawMessage, opts Options) (rule string, warnings []string, err error) {
+	var doc *jvalue
+	if len(bytes.TrimSpace(schema)) == 0 {
+		doc = &jvalue{kind: jTrue}
+	} else if doc, err = parseJSON(string(schema)); err != nil {
+		return "", nil, fmt.Errorf("grammar: schema: %w", err)
+	}
+	if opts.MaxRepetition <= 0 {
+		opts.MaxRepetition = DefaultMaxRepetition
+	}
+	sg := &schemaGen{g: g, opts: opts, doc: doc, prefix: sanitizeName(prefix)}
+	top := g.alloc(sg.prefix)
+	sg.top = top
+	e, err := sg.expr(doc, top)
+	if err != nil {
+		return "", sg.warnings, err
+	}
+	g.Rule(top, e.text)
+	return top, sg.warnings, nil
+}
+
+// SchemaError is a schema no JSON value satisfies, or one the converter cannot read; Path is the JSON
+// pointer of the offending schema.
+type SchemaError struct {
+	Path string
+	Msg  string
+}
+
+func (e *SchemaError) Error() string {
+	return "grammar: schema at " + e.Path + ": " + e.Msg
+}
+
+type schemaGen struct {
+	g        *Grammar
+	opts     Options
+	doc      *jvalue
+	prefix   string
+	top      string
+	refs     map[string]string // $ref → rule, made when the first $ref is met
+	path     []string
+	warnings []string
+	depth    int
+	scratch  []byte
+}
+
+// An expression under construction: its text and its shape, which decides whether it needs parentheses
+// where it is used.
+type expr struct {
+	text string
+	kind exprKind
+}
+
+type exprKind uint8
+
+const (
+	kAtom exprKind = iota // one element: a rule name, a literal, a class, a parenthesised group
+	kSeq                  // elements in sequence
+	kAlt                  // alternatives
+)
+
+func atom(s string) expr { return expr{s, kAtom} }
+
+// seq joins the non-empty parts with single spaces.
+func seq(parts ...string) string {
+	n := 0
+	for _, p := range parts {
+		n += len(p) + 1
+	}
+	b := make([]byte, 0, n)
+	for _, p := range parts {
+		if p == "" {
+			continue
+		}
+		if len(b) > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, p...)
+	}
+	return string(b)
+}
+
+func seqExpr(parts ...string) expr {
+	n := 0
+	for _, p := range parts {
+		if p != "" {
+			n++
+		}
+	}
+	if n == 1 {
+		return expr{seq(parts...), kAtom}
+	}
+	return expr{seq(parts...), kSeq}
+}
+
+// alts joins alternatives, flattening nested alternations.
+func alts(es []expr) expr {
+	if len(es) == 1 {
+		return es[0]
+	}
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = e.text
+	}
+	return expr{strings.Join(parts, " | "), kAlt}
+}
+
+func (sg *schemaGen) pathString() string {
+	if len(sg.path) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range sg.path {
+		b.WriteByte('/')
+		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(p, "~", "~0"), "/", "~1"))
+	}
+	return b.String()
+}
+
+func (sg *schemaGen) warn(format string, args ...any) {
+	p := sg.pathString()
+	if p == "" {
+		p = "/"
+	}
+	sg.warnings = append(sg.warnings, p+": "+fmt.Sprintf(format, args...))
+}
+
+func (sg *schemaGen) fail(format string, args ...any) error {
+	p := sg.pathString()
+	if p == "" {
+		p = "/"
+	}
+	return &SchemaError{Path: p, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (sg *schemaGen) push(segs ...string) { sg.path = append(sg.path, segs...) }
+func (sg *schemaGen) pop(n int)           { sg.path = sg.path[:len(sg.path)-n] }
+
+// ws is the whitespace rule's name, or "" when no whitespace is allowed.
+func (sg *schemaGen) ws() string {
+	if sg.opts.Whitespace == WhitespaceCompact {
+		return ""
+	}
+	return sg.shared("ws", "ws", func() string {
+		indent := Repeat(Class(false, Range{' ', ' '}, Range{'\t', '\t'}), 0, MaxIndent)
+		return Repeat("("+Literal(" ")+" | "+Literal("\n")+" "+indent+")", 0, 1)
+	})
+}
+
+// shared returns the rule for key, adding it (named after base, defined by def) the first time a
+// grammar needs it.
+func (sg *schemaGen) shared(key, base string, def func() string) string {
+	if sg.g.shared == nil {
+		sg.g.shared = make(map[string]string)
+	}
+	if name, ok := sg.g.shared[key]; ok {
+		return name
+	}
+	name := sg.g.alloc(base)
+	sg.g.shared[key] = name
+	sg.g.Rule(name, def())
+	return name
+}
+
+func (sg *schemaGen) char() string {
+	return sg.shared("char", "char", func() string {
+		plain := Class(true, Range{'"', '"'}, Range{'\\', '\\'}, Range{0, 0x1f})
+		esc := Class(false, Range{'"', '"'}, Range{'\\', '\\'}, Range{'/', '/'}, Range{'b', 'b'},
+			Range{'f', 'f'}, Range{'n', 'n'}, Range{'r', 'r'}, Range{'t', 't'})
+		hex := Repeat(Class(false, Range{'0', '9'}, Range{'a', 'f'}, Range{'A', 'F'}), 4, 4)
+		return plain + " | " + Literal(`\`) + " (" + esc + " | " + Literal("u") + " " + hex + ")"
+	})
+}
+
+func (sg *schemaGen) stringRule(min, max int) string {
+	if min == 0 && max < 0 {
+		return sg.shared("string", "string", func() string {
+			return seq(Literal(`"`), Repeat(sg.char(), 0, -1), Literal(`"`))
+		})
+	}
+	key := "string{" + strconv.Itoa(min) + "," + strconv.Itoa(max) + "}"
+	base := "string-" + strconv.Itoa(min) + "-"
+	if max >= 0 {
+		base += strconv.Itoa(max)
+	}
+	return sg.shared(key, base, func() string {
+		return seq(Literal(`"`), Repeat(sg.char(), min, max), Literal(`"`))
+	})
+}
+
+func digitsRule(first bool) string {
+	if first {
+		return Class(false, Range{'1', '9'})
+	}
+	return Class(false, Range{'0', '9'})
+}
+
+func (sg *schemaGen) integerRule() string {
+	return sg.shared("integer", "integer", func() string {
+		return seq(Repeat(Literal("-"), 0, 1),
+			"("+Literal("0")+" | "+digitsRule(true)+" "+Repeat(digitsRule(false), 0, maxIntegerDigits-1)+")")
+	})
+}
+
+func (sg *schemaGen) numberRule() string {
+	return sg.shared("number", "number", func() string {
+		return seq(Repeat(Literal("-"), 0, 1),
+			"("+Literal("0")+" | "+digitsRule(true)+" "+Repeat(digitsRule(false), 0, maxIntDigits-1)+")",
+			Repeat("("+Literal(".")+" "+Repeat(digitsRule(false), 1, maxFractionDigits)+")", 0, 1),
+			Repeat("("+Class(false, Range{'e', 'e'}, Range{'E', 'E'})+" "+
+				Repeat(Class(false, Range{'-', '-'}, Range{'+', '+'}), 0, 1)+" "+
+				Repeat(digitsRule(false), 1, maxExponentDigits)+")", 0, 1))
+	})
+}
+
+func (sg *schemaGen) booleanRule() string {
+	return sg.shared("boolean", "boolean", func() string { return Literal("true") + " | " + Literal("false") })
+}
+
+func (sg *schemaGen) nullRule() string {
+	return sg.shared("null", "null", func() string { return Literal("null") })
+}
+
+// valueRule is any JSON value; objectRule and arrayRule any object and any array.
+func (sg *schemaGen) valueRule() string {
+	if name, ok := sg.g.shared["value"]; ok {
+		return name
+	}
+	name := sg.shared("value", "value", func() string { return "" })
+	obj, arr := sg.objectRule(), sg.arrayRule()
+	sg.g.Rule(name, strings.Join([]string{obj, arr, sg.stringRule(0, -1), sg.numberRule(), sg.booleanRule(), sg.nullRule()}, " | "))
+	return name
+}
+
+func (sg *schemaGen) objectRule() string {
+	if name, ok := sg.g.shared["object"]; ok {
+		return name
+	}
+	name := sg.shared("object", "object", func() string { return "" })
+	ws, str, val := sg.ws(), sg.stringRule(0, -1), sg.valueRule()
+	member := seq(str, ws, Literal(":"), ws, val, ws)
+	sg.g.Rule(name, seq(Literal("{"), ws, Repeat("("+seq(member, Repeat("("+seq(Literal(","), ws, member)+")", 0, -1))+")", 0, 1), Literal("}")))
+	return name
+}
+
+func (sg *schemaGen) arrayRule() string {
+	if name, ok := sg.g.shared["array"]; ok {
+		return name
+	}
+	name := sg.shared("array", "array", func() string { return "" })
+	ws, val := sg.ws(), sg.valueRule()
+	sg.g.Rule(name, seq(Literal("["), ws, Repeat("("+seq(val, ws, Repeat("("+seq(Literal(","), ws, val, ws)+")", 0, -1))+")", 0, 1), Literal("]")))
+	return name
+}
+
+// jsonLiteral is the GBNF literal for v written as compact JSON.
+func (sg *schemaGen) jsonLiteral(v *jvalue) string {
+	sg.scratch = appendJSON(sg.scratch[:0], v)
+	b := make([]byte, 0, len(sg.scratch)+8)
+	b = append(b, '"')
+	b = appendLiteralBody(b, string(sg.scratch))
+	return string(append(b, '"'))
+}
+
+// knownKeyword reports whether the converter reads the keyword or ignores it as an annotation.
+func knownKeyword(k string) bool {
+	switch k {
+	case "type", "properties", "required", "additionalProperties", "items", "minItems", "maxItems",
+		"minLength", "maxLength", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "$defs",
+		"definitions", "nullable":
+		return true
+	case "description", "title", "default", "examples", "example", "$schema", "$id", "id", "$comment",
+		"deprecated", "readOnly", "writeOnly", "$anchor", "contentMediaType", "contentEncoding", "strict":
+		return true // annotations
+	}
+	return false
+}
+
+// typeAliases are non-standard type names seen in the wild (BFCL's Python-flavoured ones among them).
+var typeAliases = map[string]string{
+	"dict": "object", "float": "number", "double": "number", "int": "integer", "bool": "boolean",
+	"tuple": "array", "list": "array", "str": "string", "any": "",
+}
+
+func (sg *schemaGen) expr(s *jvalue, hint string) (expr, error) {
+	sg.depth++
+	defer func() { sg.depth-- }()
+	if sg.depth > 100 {
+		return expr{}, sg.fail("schema nested too deeply")
+	}
+	switch {
+	case s == nil || s.kind == jTrue:
+		return atom(sg.valueRule()), nil
+	case s.kind == jFalse:
+		return expr{}, sg.fail("schema false admits no value")
+	case s.kind != jObject:
+		sg.warn("schema is not an object; any value accepted")
+		return atom(sg.valueRule()), nil
+	}
+	for _, k := range s.keys {
+		if !knownKeyword(k) {
+			sg.warn("keyword %q not enforced", k)
+		}
+	}
+	if ref := s.get("$ref"); ref != nil {
+		if ref.kind != jString {
+			return expr{}, sg.fail("$ref is not a string")
+		}
+		return sg.ref(ref.str)
+	}
+	if c := s.get("const"); c != nil {
+		return atom(sg.jsonLiteral(c)), nil
+	}
+	if e := s.get("enum"); e != nil {
+		if e.kind != jArray || len(e.vals) == 0 {
+			return expr{}, sg.fail("enum is not a non-empty array")
+		}
+		var es []expr
+		seen := make(map[string]bool, len(e.vals))
+		for _, v := range e.vals {
+			lit := sg.jsonLiteral(v)
+			if !seen[lit] {
+				seen[lit] = true
+				es = append(es, atom(lit))
+			}
+		}
+		return sg.nullable(s, alts(es)), nil
+	}
+	for _, kw := range [...]string{"anyOf", "oneOf"} {
+		if a := s.get(kw); a != nil {
+			if a.kind != jArray || len(a.vals) == 0 {
+				return expr{}, sg.fail("%s is not a non-empty array", kw)
+			}
+			for _, k := range [...]string{"properties", "items", "type"} {
+				if s.get(k) != nil {
+					sg.warn("%q beside %s ignored", k, kw)
+				}
+			}
+			var es []expr
+			for i, b := range a.vals {
+				sg.push(kw, strconv.Itoa(i))
+				e, err := sg.expr(b, hint+"-"+strconv.Itoa(i))
+				sg.pop(2)
+				if err != nil {
+					return expr{}, err
+				}
+				es = append(es, e)
+			}
+			return sg.nullable(s, alts(es)), nil
+		}
+	}
+	if a := s.get("allOf"); a != nil {
+		merged, err := sg.mergeAllOf(s, a)
+		if err != nil {
+			return expr{}, err
+		}
+		return sg.expr(merged, hint)
+	}
+	t := s.get("type")
+	var types []string
+	switch {
+	case t == nil:
+		types = []string{sg.inferType(s)}
+	case t.kind == jString:
+		types = []string{t.str}
+	case t.kind == jArray:
+		for _, v := range t.vals {
+			if v.kind == jString {
+				types = append(types, v.str)
+			}
+		}
+		if len(types) == 0 {
+			return expr{}, sg.fail("type is an empty list")
+		}
+	default:
+		return expr{}, sg.fail("type is neither a string nor a list")
+	}
+	var es []expr
+	for i, ty := range types {
+		h := hint
+		if len(types) > 1 {
+			h = hint + "-" + strconv.Itoa(i)
+		}
+		e, err := sg.typed(s, ty, h)
+		if err != nil {
+			return expr{}, err
+		}
+		es = append(es, e)
+	}
+	return sg.nullable(s, alts(es)), nil
+}
+
+// nullable adds null to e when the schema says nullable: true (OpenAPI).
+func (sg *schemaGen) nullable(s *jvalue, e expr) expr {
+	if n := s.get("nullable"); n != nil && n.kind == jTrue {
+		return alts([]expr{e, atom(sg.nullRule())})
+	}
+	return e
+}
+
+func (sg *schemaGen) inferType(s *jvalue) string {
+	switch {
+	case s.get("properties") != nil || s.get("additionalProperties") != nil || s.get("required") != nil:
+		return "object"
+	case s.get("items") != nil || s.get("minItems") != nil || s.get("maxItems") != nil:
+		return "array"
+	case s.get("minLength") != nil || s.get("maxLength") != nil:
+		return "string"
+	}
+	return ""
+}
+
+func (sg *schemaGen) typed(s *jvalue, ty, hint string) (expr, error) {
+	if alias, ok := typeAliases[ty]; ok {
+		if ty != "any" {
+			sg.warn("non-standard type %q read as %q", ty, alias)
+		}
+		ty = alias
+	}
+	switch ty {
+	case "":
+		return atom(sg.valueRule()), nil
+	case "string":
+		min, max, err := sg.bounds(s, "minLength", "maxLength")
+		if err != nil {
+			return expr{}, err
+		}
+		return atom(sg.stringRule(min, max)), nil
+	case "number":
+		return atom(sg.numberRule()), nil
+	case "integer":
+		return atom(sg.integerRule()), nil
+	case "boolean":
+		return atom(sg.booleanRule()), nil
+	case "null":
+		return atom(sg.nullRule()), nil
+	case "object":
+		return sg.object(s, hint)
+	case "array":
+		return sg.array(s, hint)
+	}
+	sg.warn("unknown type %q; any value accepted", ty)
+	return atom(sg.valueRule()), nil
+}
+
+// bounds reads a minimum and maximum count (max -1 when absent), capped at MaxRepetition.
+func (sg *schemaGen) bounds(s *jvalue, minKey, maxKey string) (int, int, error) {
+	min, max := 0, -1
+	for i, key := range [2]string{minKey, maxKey} {
+		v := s.get(key)
+		if v == nil {
+			continue
+		}
+		f, err := strconv.ParseFloat(v.str, 64)
+		if v.kind != jNumber || err != nil || f < 0 {
+			sg.warn("%s is not a non-negative number; ignored", key)
+			continue
+		}
+		n := int(math.Floor(f)) // a maximum rounds down
+		if i == 0 {
+			n = int(math.Ceil(f)) // a minimum up
+		}
+		if f > float64(sg.opts.MaxRepetition) {
+			sg.warn("%s %s above %d not enforced", key, v.str, sg.opts.MaxRepetition)
+			if i == 0 {
+				min = sg.opts.MaxRepetition
+			}
+			continue
+		}
+		if i == 0 {
+			min = n
+		} else {
+			max = n
+		}
+	}
+	if max >= 0 && max < min {
+		return 0, 0, sg.fail("%s below %s", maxKey, minKey)
+	}
+	return min, max, nil
+}
+
+// valueAtom is the expression for a member value or array item, as one element: a complex expression
+// gets a rule of its own, named after hint.
+func (sg *schemaGen) valueAtom(s *jvalue, hint string) (string, error) {
+	var name string
+	if complexSchema(s) {
+		name = sg.g.alloc(hint)
+	}
+	e, err := sg.expr(s, hint)
+	if err != nil {
+		return "", err
+	}
+	if name == "" {
+		if e.kind == kAtom {
+			return e.text, nil
+		}
+		name = sg.g.alloc(hint)
+	}
+	sg.g.Rule(name, e.text)
+	return name, nil
+}
+
+// complexSchema guesses whether a schema's expression is more than one element, so that its rule can be
+// added before the rules it uses (a wrong guess only changes the order of the rules).
+func complexSchema(s *jvalue) bool {
+	if s == nil || s.kind != jObject || s.get("$ref") != nil || s.get("const") != nil {
+		return false
+	}
+	if e := s.get("enum"); e != nil {
+		return e.kind == jArray && len(e.vals) > 1
+	}
+	if s.get("anyOf") != nil || s.get("oneOf") != nil || s.get("properties") != nil || s.get("items") != nil {
+		return true
+	}
+	if t := s.get("type"); t != nil {
+		switch t.str {
+		case "object", "array", "dict", "tuple", "list":
+			return true
+		}
+		return t.kind == jArray
+	}
+	return false
+}
+
+// member is one member of an object body: kv is its text ("key" ws ":" ws value ws), or for the
+// additional members the name of the rule for one of them (extra set).
+type member struct {
+	kv       string
+	optional bool
+	extra    bool
+}
+
+// first writes m when nothing precedes it in the object.
+func (sg *schemaGen) first(b []byte, m member, ws string) []byte {
+	b = append(b, m.kv...)
+	if m.extra {
+		b = append(b, ' ')
+		b = sg.more(b, m, ws)
+	}
+	return b
+}
+
+// follow writes m after something, with its leading comma; optional members may be left out.
+func (sg *schemaGen) follow(b []byte, m member, ws string) []byte {
+	if m.extra {
+		return sg.more(b, m, ws)
+	}
+	if m.optional {
+		b = append(b, '(')
+	}
+	b = append(b, `"," `...)
+	if ws != "" {
+		b = append(b, ws...)
+		b = append(b, ' ')
+	}
+	b = append(b, m.kv...)
+	if m.optional {
+		b = append(b, ")?"...)
+	}
+	return b
+}
+
+// more writes any number of further additional members, each with its leading comma.
+func (sg *schemaGen) more(b []byte, m member, ws string) []byte {
+	b = append(b, `("," `...)
+	if ws != "" {
+		b = append(b, ws...)
+		b = append(b, ' ')
+	}
+	b = append(b, m.kv...)
+	return append(b, ")*"...)
+}
+
+func (sg *schemaGen) object(s *jvalue, hint string) (expr, error) {
+	ws := sg.ws()
+	props := s.get("properties")
+	if props != nil && props.kind != jObject {
+		sg.warn("properties is not an object; ignored")
+		props = nil
+	}
+	required := map[string]bool{}
+	var reqOrder []string
+	if r := s.get("required"); r != nil && r.kind == jArray {
+		for _, v := range r.vals {
+			if v.kind == jString && !required[v.str] {
+				required[v.str] = true
+				reqOrder = append(reqOrder, v.str)
+			}
+		}
+	}
+	addl := s.get("additionalProperties")
+	extra := addl == nil && props == nil && len(reqOrder) == 0 ||
+		addl != nil && (addl.kind == jTrue || addl.kind == jObject)
+	var extraSchema *jvalue
+	if addl != nil && addl.kind == jObject {
+		extraSchema = addl
+	}
+	if extra && extraSchema == nil && (props == nil || len(props.keys) == 0) && len(reqOrder) == 0 {
+		return atom(sg.objectRule()), nil
+	}
+
+	var members []member
+	declared := map[string]bool{}
+	kv := func(key, value string) string {
+		sg.scratch = appendJSONString(sg.scratch[:0], key)
+		b := make([]byte, 0, len(sg.scratch)+len(value)+2*len(ws)+16)
+		b = append(b, '"')
+		b = appendLiteralBody(b, string(sg.scratch))
+		b = append(b, `" `...)
+		if ws != "" {
+			b = append(b, ws...)
+			b = append(b, ' ')
+		}
+		b = append(b, `":" `...)
+		if ws != "" {
+			b = append(b, ws...)
+			b = append(b, ' ')
+		}
+		b = append(b, value...)
+		if ws != "" {
+			b = append(b, ' ')
+			b = append(b, ws...)
+		}
+		return string(b)
+	}
+	add := func(key string, vs *jvalue) error {
+		declared[key] = true
+		if vs != nil && vs.kind == jFalse {
+			if required[key] {
+				return sg.fail("required property %q has schema false", key)
+			}
+			return nil
+		}
+		v, err := sg.valueAtom(vs, hint+"-"+key)
+		if err != nil {
+			return err
+		}
+		members = append(members, member{kv: kv(key, v), optional: !required[key]})
+		return nil
+	}
+	if props != nil {
+		for _, key := range props.keys {
+			if declared[key] {
+				continue // a repeated key: the first place, the last schema (as get reads it)
+			}
+			sg.push("properties", key)
+			err := add(key, props.get(key))
+			sg.pop(2)
+			if err != nil {
+				return expr{}, err
+			}
+		}
+	}
+	for _, key := range reqOrder {
+		if !declared[key] {
+			sg.warn("required property %q is not in properties; added after them", key)
+			var vs *jvalue
+			if extraSchema != nil {
+				vs = extraSchema
+			} else if addl != nil && addl.kind == jFalse {
+				vs = nil
+			}
+			sg.push("required")
+			err := add(key, vs)
+			sg.pop(1)
+			if err != nil {
+				return expr{}, err
+			}
+		}
+	}
+	if extra {
+		var v string
+		if extraSchema == nil {
+			v = sg.valueRule()
+		} else {
+			sg.push("additionalProperties")
+			var err error
+			v, err = sg.valueAtom(extraSchema, hint+"-value")
+			sg.pop(1)
+			if err != nil {
+				return expr{}, err
+			}
+		}
+		name := sg.g.alloc(hint + "-extra")
+		sg.g.Rule(name, seq(sg.stringRule(0, -1), ws, Literal(":"), ws, v, ws))
+		members = append(members, member{kv: name, optional: true, extra: true})
+	}
+	return seqExpr(Literal("{"), ws, sg.body(members, hint), Literal("}")), nil
+}
+
+// body is the text of an object's members between its braces: the members in order, each optional one
+// possibly left out, commas exactly between those present. Everything before the first required member
+// may be left out, so the body is one alternative per member that can come first, each followed by the
+// rest of the members with their leading commas; when there is more than one such alternative the rests
+// are shared through a chain of rules hint-rest1, hint-rest2, … (rest i = member i then rest i+1).
+func (sg *schemaGen) body(ms []member, hint string) string {
+	if len(ms) == 0 {
+		return ""
+	}
+	ws := sg.ws()
+	firstRequired := len(ms)
+	for i, m := range ms {
+		if !m.optional {
+			firstRequired = i
+			break
+		}
+	}
+	n := 0
+	for _, m := range ms {
+		n += len(m.kv) + len(ws) + 12
+	}
+	if firstRequired == 0 {
+		b := make([]byte, 0, n)
+		b = sg.first(b, ms[0], ws)
+		for _, m := range ms[1:] {
+			b = append(b, ' ')
+			b = sg.follow(b, m, ws)
+		}
+		return string(b)
+	}
+	if len(ms) == 1 {
+		return string(append(sg.first(append(make([]byte, 0, n+3), '('), ms[0], ws), ")?"...))
+	}
+	rest := make([]string, len(ms)+1) // rest[i]: members i.. after something, as one element
+	for i := 1; i < len(ms); i++ {
+		rest[i] = sg.g.alloc(hint + "-rest" + strconv.Itoa(i))
+	}
+	for i := len(ms) - 1; i >= 1; i-- {
+		b := sg.follow(make([]byte, 0, len(ms[i].kv)+len(ws)+len(rest[i+1])+16), ms[i], ws)
+		if rest[i+1] != "" {
+			b = append(append(b, ' '), rest[i+1]...)
+		}
+		sg.g.Rule(rest[i], string(b))
+	}
+	last := firstRequired
+	if last == len(ms) {
+		last = len(ms) - 1
+	}
+	b := make([]byte, 0, n+(last+1)*24)
+	b = append(b, '(')
+	for i := 0; i <= last; i++ {
+		if i > 0 {
+			b = append(b, " | "...)
+		}
+		b = sg.first(b, ms[i], ws)
+		if rest[i+1] != "" {
+			b = append(append(b, ' '), rest[i+1]...)
+		}
+	}
+	b = append(b, ')')
+	if firstRequired == len(ms) {
+		b = append(b, '?')
+	}
+	return string(b)
+}
+
+func (sg *schemaGen) array(s *jvalue, hint string) (expr, error) {
+	ws := sg.ws()
+	if s.get("prefixItems") != nil {
+		sg.warn("prefixItems not enforced")
+	}
+	items := s.get("items")
+	if items != nil && items.kind == jArray {
+		sg.warn("items as a list (tuple) not enforced; any items accepted")
+		items = nil
+	}
+	min, max, err := sg.bounds(s, "minItems", "maxItems")
+	if err != nil {
+		return expr{}, err
+	}
+	if items != nil && items.kind == jFalse {
+		if min > 0 {
+			return expr{}, sg.fail("items false with minItems %d", min)
+		}
+		max = 0
+	}
+	if max == 0 {
+		return seqExpr(Literal("["), ws, Literal("]")), nil
+	}
+	var item string
+	if items == nil {
+		item = sg.valueRule()
+	} else {
+		sg.push("items")
+		item, err = sg.valueAtom(items, hint+"-item")
+		sg.pop(1)
+		if err != nil {
+			return expr{}, err
+		}
+	}
+	if min == 0 && max < 0 && item == sg.g.shared["value"] {
+		return atom(sg.arrayRule()), nil
+	}
+	restMin, restMax := 0, -1
+	if min > 0 {
+		restMin = min - 1
+	}
+	if max > 0 {
+		restMax = max - 1
+	}
+	var rest string
+	switch {
+	case restMin == 1 && restMax == 1:
+		rest = seq(Literal(","), ws, item, ws)
+	case restMax != 0:
+		rest = Repeat("("+seq(Literal(","), ws, item, ws)+")", restMin, restMax)
+	}
+	elems := seq(item, ws, rest)
+	if min == 0 {
+		elems = Repeat("("+elems+")", 0, 1)
+	}
+	return seqExpr(Literal("["), ws, elems, Literal("]")), nil
+}
+
+// mergeAllOf merges allOf's branches (and the schema's own keywords) into one object schema: properties
+// in order, required lists joined, the last additionalProperties and type seen. A branch that is not an
+// object schema after resolving $ref makes the merge a warning and only the first branch is used.
+func (sg *schemaGen) mergeAllOf(s, all *jvalue) (*jvalue, error) {
+	if all.kind != jArray || len(all.vals) == 0 {
+		return nil, sg.fail("allOf is not a non-empty array")
+	}
+	if len(all.vals) == 1 && len(s.keys) == 1 {
+		return all.vals[0], nil
+	}
+	out := &jvalue{kind: jObject}
+	props := &jvalue{kind: jObject}
+	req := &jvalue{kind: jArray}
+	var parts []*jvalue
+	parts = append(parts, s)
+	for _, b := range all.vals {
+		for i := 0; b != nil && b.kind == jObject && b.get("$ref") != nil && i < 32; i++ {
+			r := sg.resolve(b.get("$ref").str)
+			if r == nil {
+				break
+			}
+			b = r
+		}
+		parts = append(parts, b)
+	}
+	for _, p := range parts {
+		if p == nil || p.kind != jObject {
+			if p != nil && p.kind == jTrue {
+				continue
+			}
+			sg.warn("allOf branch is not an object schema; first branch used")
+			return all.vals[0], nil
+		}
+		for i, k := range p.keys {
+			v := p.vals[i]
+			switch k {
+			case "allOf", "$ref":
+			case "properties":
+				if v.kind == jObject {
+					for j, pk := range v.keys {
+						props.keys = append(props.keys, pk)
+						props.vals = append(props.vals, v.vals[j])
+					}
+				}
+			case "required":
+				if v.kind == jArray {
+					req.vals = append(req.vals, v.vals...)
+				}
+			default:
+				out.keys = append(out.keys, k)
+				out.vals = append(out.vals, v)
+			}
+		}
+	}
+	if len(props.keys) > 0 {
+		out.keys, out.vals = append(out.keys, "properties"), append(out.vals, props)
+	}
+	if len(req.vals) > 0 {
+		out.keys, out.vals = append(out.keys, "required"), append(out.vals, req)
+	}
+	return out, nil
+}
+
+// resolve finds the schema a local JSON pointer ("#", "#/$defs/a", …) names.
+func (sg *schemaGen) resolve(ref string) *jvalue {
+	if ref == "#" {
+		return sg.doc
+	}
+	if !strings.HasPrefix(ref, "#/") {
+		return nil
+	}
+	v := sg.doc
+	for _, seg := range strings.Split(ref[2:], "/") {
+		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
+		switch {
+		case v == nil:
+			return nil
+		case v.kind == jObject:
+			v = v.get(seg)
+		case v.kind == jArray:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(v.vals) {
+				return nil
+			}
+			v = v.vals[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+var errRef = errors.New("unresolvable $ref")
+
+// ref is the rule for the schema a $ref names: one rule per target, added the first time, so recursive
+// schemas become recursive rules.
+func (sg *schemaGen) ref(ref string) (expr, error) {
+	if ref == "#" {
+		return atom(sg.top), nil
+	}
+	if name, ok := sg.refs[ref]; ok {
+		return atom(name), nil
+	}
+	if sg.refs == nil {
+		sg.refs = make(map[string]string)
+	}
+	target := sg.resolve(ref)
+	if target == nil {
+		if !strings.HasPrefix(ref, "#") {
+			sg.warn("external $ref %q not followed; any value accepted", ref)
+			return atom(sg.valueRule()), nil
+		}
+		return expr{}, sg.fail("%v %q", errRef, ref)
+	}
+	base := ref[strings.LastIndexByte(ref, '/')+1:]
+	name := sg.g.alloc(sg.prefix + "-" + base)
+	sg.refs[ref] = name
+	saved := sg.path
+	sg.path = nil
+	for _, seg := range strings.Split(strings.TrimPrefix(ref, "#/"), "/") {
+		sg.path = append(sg.path, strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~"))
+	}
+	e, err := sg.expr(target, name)
+	sg.path = saved
+	if err != nil {
+		return expr{}, err
+	}
+	sg.g.Rule(name, e.text)
+	return atom(name), nil
+}
