@@ -166,7 +166,8 @@ type lineReader struct {
 }
 
 func newLineReader(ctx context.Context, body io.ReadCloser) *lineReader {
-	return &lineReader{ctx: ctx, body: body, r: bufio.NewReaderSize(body, 64<<10)}
+	// ReadBytes grows past the buffer for longer lines; most are short.
+	return &lineReader{ctx: ctx, body: body, r: bufio.NewReaderSize(body, 4<<10)}
 }
 
 // next returns the next line without its end of line. io.EOF means the body
@@ -192,7 +193,16 @@ func (l *lineReader) badLine(kind Kind, line []byte, err error) error {
 	return badChunk(kind, line, err)
 }
 
-func (l *lineReader) close() error { return l.body.Close() }
+// close releases the body. After a stream's last chunk (finished) the rest of
+// the body — the chunked encoding's end — is read first, so that the
+// connection goes back to the pool instead of being dropped; a stream closed
+// early is not drained, as the runtime may still be generating.
+func (l *lineReader) close(finished bool) error {
+	if finished && l.ctx.Err() == nil {
+		_, _ = io.CopyN(io.Discard, l.r, 4<<10)
+	}
+	return l.body.Close()
+}
 
 // isJSONBody tells a whole JSON answer from a stream: a server that ignores
 // stream:true answers application/json, and we read it as one chunk.

@@ -363,7 +363,7 @@ type ollamaStream struct {
 	anyCalls bool
 }
 
-func (s *ollamaStream) Close() error { return s.lines.close() }
+func (s *ollamaStream) Close() error { return s.lines.close(s.done) }
 
 func (s *ollamaStream) Next() (Chunk, error) {
 	for !s.done {

@@ -44,7 +44,7 @@ type sseStream struct {
 	cutErr    error // returned after the calls of a cut stream were handed out
 }
 
-func (s *sseStream) Close() error { return s.lines.close() }
+func (s *sseStream) Close() error { return s.lines.close(s.ended && s.cutErr == nil) }
 
 func (s *sseStream) Next() (Chunk, error) {
 	if s.cutErr != nil {

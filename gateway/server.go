@@ -74,7 +74,7 @@ func New(cfg Config, hooks Hooks) (*Server, error) {
 	}
 	if s.hooks.Discover == nil {
 		s.hooks.Discover = func(ctx context.Context) []backend.Backend {
-			return backend.Discover(ctx, http.DefaultClient)
+			return backend.Discover(ctx, upstreamClient)
 		}
 	}
 	s.routes()
@@ -173,6 +173,18 @@ func newUpstream(c Upstream, be backend.Backend) *upstream {
 	return &upstream{name: name, cfg: c, be: be, prepared: map[string]*modelState{}}
 }
 
+// upstreamClient is the gateway's client for every runtime. Its pool keeps
+// enough idle connections per runtime for a busy gateway: with the default
+// two, most connections would be closed after one request and reopened (a
+// 256-client load test opened one per request and left thousands of sockets
+// in TIME_WAIT).
+var upstreamClient = &http.Client{Transport: func() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 0 // no overall limit
+	t.MaxIdleConnsPerHost = 1024
+	return t
+}()}
+
 // connectUpstream builds a configured upstream's backend, recognising the
 // runtime when the config does not name it.
 func connectUpstream(ctx context.Context, u Upstream) (backend.Backend, error) {
@@ -182,7 +194,7 @@ func connectUpstream(ctx context.Context, u Upstream) (backend.Backend, error) {
 	case "":
 		dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
-		k, err := backend.Detect(dctx, u.URL, http.DefaultClient)
+		k, err := backend.Detect(dctx, u.URL, upstreamClient)
 		if err != nil {
 			return nil, err
 		}
@@ -190,7 +202,7 @@ func connectUpstream(ctx context.Context, u Upstream) (backend.Backend, error) {
 	default:
 		return nil, fmt.Errorf("unknown runtime kind %q: want ollama, llama-server, lmstudio, vllm, sglang, mlx-lm or openai", u.Kind)
 	}
-	return backend.New(kind, u.URL, u.APIKey, http.DefaultClient), nil
+	return backend.New(kind, u.URL, u.APIKey, upstreamClient), nil
 }
 
 // handleModels lists every model of every upstream; an upstream that fails
