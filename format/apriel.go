@@ -50,7 +50,7 @@ func aprielSection(buf string, final bool) (int, []call, bool, error) {
 		}
 		return len(buf) - len(trimmed), nil, false, nil
 	}
-	return jlSection(buf, final, aprielCallOpen, aprielCallClose, false, nameAndArgumentsRaw)
+	return jlSection(buf, final, aprielCallOpen, aprielCallClose, false, nameAndArguments)
 }
 
 // aprielParser waits for the start of the output to tell which reasoning

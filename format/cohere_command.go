@@ -57,7 +57,20 @@ func cohereSection(buf string, final bool) (int, []call, bool, error) {
 
 // cohereCall decodes {"tool_call_id", "tool_name", "parameters"}; the id is
 // optional (Command R+ writes none).
-func cohereCall(raw json.RawMessage) (call, error) {
+func cohereCall(body string) (call, error) {
+	var v [3]string // tool_call_id, tool_name, parameters
+	if objectFields(body, cohereFields[:], 0, v[:]) {
+		if c, err, ok := cohereCallFast(v); ok {
+			return c, err
+		}
+	}
+	return cohereCallDecoded(body)
+}
+
+// cohereCallDecoded is cohereCall by encoding/json, for the bodies
+// cohereCallFast leaves undecided.
+func cohereCallDecoded(body string) (call, error) {
+	raw := []byte(body)
 	var obj struct {
 		ID         json.RawMessage `json:"tool_call_id"`
 		Name       *string         `json:"tool_name"`
@@ -83,4 +96,33 @@ func cohereCall(raw json.RawMessage) (call, error) {
 		}
 	}
 	return c, nil
+}
+
+var cohereFields = [...]string{"tool_call_id", "tool_name", "parameters"}
+
+// cohereCallFast is cohereCall on the members objectFields found, where it
+// can decide without decoding (ok).
+func cohereCallFast(v [3]string) (c call, err error, ok bool) {
+	if v[1] == "" || v[1] == "null" {
+		return call{}, errors.New(`the call has no "tool_name"`), true
+	}
+	if c.name, ok = plainJSONString(v[1], strings.IndexByte(v[1], '\\') >= 0); !ok {
+		return call{}, nil, false
+	}
+	if c.name == "" {
+		return call{}, errors.New(`the call has no "tool_name"`), true
+	}
+	if c.args, err, ok = argumentsTextFast(v[2]); !ok || err != nil {
+		return call{}, err, ok
+	}
+	switch id := v[0]; {
+	case id == "" || id == "null":
+	case id[0] == '"':
+		if c.id, ok = plainJSONString(id, strings.IndexByte(id, '\\') >= 0); !ok {
+			return call{}, nil, false
+		}
+	default:
+		c.id = id // a number
+	}
+	return c, nil, true
 }

@@ -47,12 +47,14 @@ var dsToolOutputMarkers = []string{dsOutputsBegin, dsOutputsEnd, dsOutputBegin, 
 // newDeepSeekParser is the parser of the DeepSeek V3 and V3.1 families,
 // which differ only in how one call is written (parseCall).
 func newDeepSeekParser(o Options, parseCall func(*secScan) (call, error)) Parser {
+	c := new(secScan) // reused by every section parse (the call parser keeps no pointer to it)
 	return &deepSeekParser{engine: newEngine(&markup{
 		thinkOpen: "<think>", thinkClose: "</think>",
 		callOpen:         []string{dsCallsBegin},
 		callEndsThinking: true,
 		section: func(buf string, final bool) (int, []call, bool, error) {
-			return sectionResult(dsSection(buf, final, parseCall))
+			*c = secScan{s: buf, i: len(dsCallsBegin), final: final}
+			return sectionResult(dsSection(c, parseCall))
 		},
 	}, o)}
 }
@@ -62,9 +64,10 @@ func newDeepSeekParser(o Options, parseCall func(*secScan) (call, error)) Parser
 // each with a diagnostic at its offset in the output.
 type deepSeekParser struct {
 	*engine
-	pending string // output not yet passed on: it may start a marker
-	in      int    // output offset of pending[0]
-	passed  int    // bytes passed on to the engine
+	pending string    // output not yet passed on: it may start a marker
+	arena   textArena // backs pending
+	in      int       // output offset of pending[0]
+	passed  int       // bytes passed on to the engine
 	removed []dsRemoval
 	dropped int // bytes of markers removed
 	strays  []Diagnostic
@@ -75,7 +78,11 @@ type deepSeekParser struct {
 type dsRemoval struct{ at, total int }
 
 func (p *deepSeekParser) Feed(chunk string) []Event {
-	p.pending += chunk
+	if p.pending == "" {
+		p.pending = chunk
+	} else {
+		p.arena.extend(&p.pending, chunk)
+	}
 	return p.engine.Feed(p.filter(false))
 }
 
@@ -143,8 +150,8 @@ func (p *deepSeekParser) markupLen() int { return p.engine.markupLen() + p.dropp
 // V3 and R1-Distill-Llama templates omit the end marker after a single call,
 // so the section also ends where something other than a call follows, or at
 // the end of the output.
-func dsSection(buf string, final bool, parseCall func(*secScan) (call, error)) (int, []call, error) {
-	c := &secScan{s: buf, i: len(dsCallsBegin), final: final}
+func dsSection(c *secScan, parseCall func(*secScan) (call, error)) (int, []call, error) {
+	final := c.final
 	var calls []call
 	end := 0
 	for {

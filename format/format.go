@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
-	"strings"
+	"unsafe"
 
 	"github.com/dragoman-dev/dragoman/chat"
 )
@@ -165,14 +165,14 @@ type Result struct {
 // Run feeds chunks to p in order, closes it and assembles the result.
 func Run(p Parser, chunks ...string) Result {
 	var r Result
-	var content, reasoning strings.Builder
+	var content, reasoning joiner
 	apply := func(events []Event) {
 		for _, e := range events {
 			switch e.Kind {
 			case Content:
-				content.WriteString(e.Text)
+				content.add(e.Text)
 			case Reasoning:
-				reasoning.WriteString(e.Text)
+				reasoning.add(e.Text)
 			case CallStart:
 				r.ToolCalls = append(r.ToolCalls, chat.ToolCall{ID: e.ID, Type: "function", Function: chat.FunctionCall{Name: e.Name}})
 			case CallArgs:
@@ -196,25 +196,61 @@ func Run(p Parser, chunks ...string) Result {
 	return r
 }
 
+// joiner concatenates text: a single piece costs no copy.
+type joiner struct {
+	s string
+	b []byte
+}
+
+func (j *joiner) add(t string) {
+	switch {
+	case t == "":
+	case j.b == nil && j.s == "":
+		j.s = t
+	default:
+		if j.b == nil {
+			j.b = make([]byte, 0, max(2*(len(j.s)+len(t)), 64))
+			j.b = append(j.b, j.s...)
+		}
+		j.b = append(j.b, t...)
+	}
+}
+
+func (j *joiner) String() string {
+	if j.b == nil {
+		return j.s
+	}
+	return unsafe.String(unsafe.SliceData(j.b), len(j.b)) // j.b is not written again
+}
+
 const idAlphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 // NewCallID returns a call id of 9 alphanumerics: the shape Mistral templates
 // insist on, and one every other template and client accepts.
 func NewCallID() string {
+	// One random number gives all nine characters: its value below the
+	// largest multiple of 62⁹ that fits is uniform over 62⁹ ids.
+	const ids = 62 * 62 * 62 * 62 * 62 * 62 * 62 * 62 * 62
+	const limit = (1<<64 - 1) / ids * ids
+	u := rand.Uint64()
+	for u >= limit {
+		u = rand.Uint64()
+	}
 	var b [9]byte
 	for i := range b {
-		b[i] = idAlphabet[rand.IntN(len(idAlphabet))]
+		b[i] = idAlphabet[u%62]
+		u /= 62
 	}
 	return string(b[:])
 }
 
-// callEvents returns the events of one complete call.
-func callEvents(index int, id, name, args string) []Event {
-	return []Event{
-		{Kind: CallStart, Index: index, ID: id, Name: name},
-		{Kind: CallArgs, Index: index, Text: args},
-		{Kind: CallEnd, Index: index},
-	}
+// appendCallEvents appends the events of one complete call to dst.
+func appendCallEvents(dst []Event, index int, id, name, args string) []Event {
+	return append(dst,
+		Event{Kind: CallStart, Index: index, ID: id, Name: name},
+		Event{Kind: CallArgs, Index: index, Text: args},
+		Event{Kind: CallEnd, Index: index},
+	)
 }
 
 // toolSchema returns the parameters schema of the named tool, if offered.

@@ -149,7 +149,6 @@ func (l *leadEngine) Feed(chunk string) []Event {
 func (l *leadEngine) Close() []Event {
 	var out []Event
 	if !l.decided {
-		l.leadGate.flush(&l.pending)
 		out = l.decide(true)
 	}
 	return append(out, l.engine.Close()...)
@@ -169,17 +168,17 @@ func (l *leadEngine) decide(final bool) []Event {
 	if n > 0 {
 		l.engine.offset += n
 		l.engine.markupBytes += n
-		out = l.engine.emitCalls(calls, 0)
+		out = l.engine.emitCalls(nil, calls, 0)
 	}
 	rest := l.pending[n:]
 	l.pending = ""
 	return append(out, l.engine.Feed(rest)...)
 }
 
-// emitCalls turns parsed calls into events as the engine does for a section
-// at offset: undeclared tools get a diagnostic, calls without an id get one.
-func (e *engine) emitCalls(calls []call, offset int) []Event {
-	var events []Event
+// emitCalls appends to events the events of parsed calls, as the engine does
+// for a section at offset: undeclared tools get a diagnostic, calls without an
+// id get one.
+func (e *engine) emitCalls(events []Event, calls []call, offset int) []Event {
 	for _, c := range calls {
 		if _, ok := toolSchema(e.opts.Tools, c.name); !ok && len(e.opts.Tools) > 0 {
 			e.diag("unknown-tool", "the model called "+quote(c.name)+", which the request did not offer", offset)
@@ -187,7 +186,7 @@ func (e *engine) emitCalls(calls []call, offset int) []Event {
 		if c.id == "" {
 			c.id = e.newID()
 		}
-		events = append(events, callEvents(e.calls, c.id, c.name, c.args)...)
+		events = appendCallEvents(events, e.calls, c.id, c.name, c.args)
 		e.calls++
 	}
 	return events

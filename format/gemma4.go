@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // gemma4: Google Gemma 4. A call is written in Gemma's key:value syntax, with
@@ -193,10 +194,17 @@ func parseKeyValueCall(s, quote string) (int, string, string, error) {
 		return 0, "", "", errors.New("the function name is empty")
 	}
 	p.i = j
+	p.dry = true
 	if err := p.object(0); err != nil {
 		return 0, "", "", err
 	}
-	return p.i, name, p.b.String(), nil
+	// Complete: write the JSON.
+	end := p.i
+	p.i, p.dry, p.b = j, false, make([]byte, 0, 2*(end-j)+16)
+	if err := p.object(0); err != nil {
+		return 0, "", "", err
+	}
+	return p.i, name, unsafe.String(unsafe.SliceData(p.b), len(p.b)), nil // p.b is not written again
 }
 
 func kvQuoteJSON(s string) string {
@@ -204,12 +212,46 @@ func kvQuoteJSON(s string) string {
 	return string(b)
 }
 
+// appendQuotedJSON appends s as json.Marshal writes it.
+func appendQuotedJSON(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&':
+			return append(b, kvQuoteJSON(s)...) // escapes: encoding/json writes them
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
 // kvParser turns Gemma's key:value syntax into JSON text, in the order written.
 type kvParser struct {
 	s     string
 	i     int
 	quote string // string delimiter: <|"|> (Gemma 4) or <escape> (FunctionGemma)
-	b     strings.Builder
+	// dry: only check the syntax (a first pass, which is all an incomplete
+	// call gets); else write the JSON to b.
+	dry bool
+	b   []byte
+}
+
+func (p *kvParser) writeByte(c byte) {
+	if !p.dry {
+		p.b = append(p.b, c)
+	}
+}
+
+func (p *kvParser) writeString(s string) {
+	if !p.dry {
+		p.b = append(p.b, s...)
+	}
+}
+
+func (p *kvParser) writeQuoted(s string) {
+	if !p.dry {
+		p.b = appendQuotedJSON(p.b, s)
+	}
 }
 
 const kvMaxDepth = 64
@@ -226,7 +268,7 @@ func (p *kvParser) object(depth int) error {
 		return errors.New("the arguments are nested too deeply")
 	}
 	p.i++ // {
-	p.b.WriteByte('{')
+	p.writeByte('{')
 	for first := true; ; first = false {
 		p.space()
 		if p.i == len(p.s) {
@@ -234,7 +276,7 @@ func (p *kvParser) object(depth int) error {
 		}
 		if p.s[p.i] == '}' {
 			p.i++
-			p.b.WriteByte('}')
+			p.writeByte('}')
 			return nil
 		}
 		if !first {
@@ -248,17 +290,17 @@ func (p *kvParser) object(depth int) error {
 			}
 			if p.s[p.i] == '}' { // trailing comma
 				p.i++
-				p.b.WriteByte('}')
+				p.writeByte('}')
 				return nil
 			}
-			p.b.WriteByte(',')
+			p.writeByte(',')
 		}
 		key, err := p.key()
 		if err != nil {
 			return err
 		}
-		p.b.WriteString(kvQuoteJSON(key))
-		p.b.WriteByte(':')
+		p.writeQuoted(key)
+		p.writeByte(':')
 		if err := p.value(depth); err != nil {
 			return err
 		}
@@ -318,6 +360,12 @@ func (p *kvParser) stringValue() (string, error) {
 	if !complete {
 		return "", errKVIncomplete
 	}
+	if end, escaped, ok := scanJSONString(p.s, p.i); ok && end == p.i+n {
+		if v, plain := plainJSONString(p.s[p.i:end], escaped); plain {
+			p.i = end
+			return v, nil // what decoding gives
+		}
+	}
 	var v string
 	if err := json.Unmarshal([]byte(p.s[p.i:p.i+n]), &v); err != nil {
 		return "", errors.New("a string is not valid JSON: " + err.Error())
@@ -339,7 +387,7 @@ func (p *kvParser) value(depth int) error {
 		if err != nil {
 			return err
 		}
-		p.b.WriteString(kvQuoteJSON(v))
+		p.writeQuoted(v)
 		return nil
 	case strings.HasPrefix(p.quote, rest):
 		return errKVIncomplete
@@ -362,9 +410,9 @@ func (p *kvParser) value(depth int) error {
 	}
 	p.i = j
 	if kvIsScalar(raw) {
-		p.b.WriteString(raw)
+		p.writeString(raw)
 	} else {
-		p.b.WriteString(kvQuoteJSON(raw))
+		p.writeQuoted(raw)
 	}
 	return nil
 }
@@ -375,7 +423,7 @@ func (p *kvParser) array(depth int) error {
 		return errors.New("the arguments are nested too deeply")
 	}
 	p.i++ // [
-	p.b.WriteByte('[')
+	p.writeByte('[')
 	for first := true; ; first = false {
 		p.space()
 		if p.i == len(p.s) {
@@ -383,7 +431,7 @@ func (p *kvParser) array(depth int) error {
 		}
 		if p.s[p.i] == ']' {
 			p.i++
-			p.b.WriteByte(']')
+			p.writeByte(']')
 			return nil
 		}
 		if !first {
@@ -397,10 +445,10 @@ func (p *kvParser) array(depth int) error {
 			}
 			if p.s[p.i] == ']' {
 				p.i++
-				p.b.WriteByte(']')
+				p.writeByte(']')
 				return nil
 			}
-			p.b.WriteByte(',')
+			p.writeByte(',')
 		}
 		if err := p.value(depth); err != nil {
 			return err

@@ -54,5 +54,5 @@ func gigachatSection(buf string, final bool) (int, []call, bool, error) {
 	if strings.HasPrefix(buf, gigachatToken) {
 		open = gigachatToken
 	}
-	return jlSection(buf, final, open, "", false, nameAndArgumentsRaw)
+	return jlSection(buf, final, open, "", false, nameAndArguments)
 }

@@ -92,7 +92,8 @@ func glmSection(buf string, final bool, tools []chat.Tool) (int, []call, bool, e
 		c.i += n
 		terminated = true
 	} else {
-		var keys, values []string
+		var keyBuf, valueBuf [8]string
+		keys, values := keyBuf[:0], valueBuf[:0]
 		for {
 			if err := glmLayout(c); err != nil {
 				return rawResult(0, nil, err)
@@ -112,10 +113,10 @@ func glmSection(buf string, final bool, tools []chat.Tool) (int, []call, bool, e
 			if err := glmLayout(c); err != nil {
 				return rawResult(0, nil, err)
 			}
-			if err := c.expect("<arg_value>", "the value of "+key+" (keys and values pair by order)"); err != nil {
+			if err := c.expectOf("<arg_value>", "the value of ", key, " (keys and values pair by order)"); err != nil {
 				return rawResult(0, nil, err)
 			}
-			value, err := c.until("</arg_value>", "the value of "+key)
+			value, err := c.untilOf("</arg_value>", "the value of ", key)
 			if err != nil {
 				return rawResult(0, nil, err)
 			}
@@ -138,7 +139,7 @@ func glmSection(buf string, final bool, tools []chat.Tool) (int, []call, bool, e
 		}
 		return rawResult(0, nil, err)
 	}
-	if err := c.expect(glmClose, "the end of the call to "+name); err != nil {
+	if err := c.expectOf(glmClose, "the end of the call to ", name, ""); err != nil {
 		return rawResult(0, nil, err)
 	}
 	return c.i, []call{{name: name, args: args}}, false, nil
@@ -148,12 +149,18 @@ func glmSection(buf string, final bool, tools []chat.Tool) (int, []call, bool, e
 // trailing literal `\n`. terminated says a newline ended it.
 func glmName(c *rawScan) (name string, terminated bool, err error) {
 	r := c.rest()
-	j := strings.IndexAny(r, "\n<{")
+	j := -1
+	for k := 0; k < len(r); k++ {
+		if c := r[k]; c == '\n' || c == '<' || c == '{' {
+			j = k
+			break
+		}
+	}
 	head := r
 	if j >= 0 {
 		head = r[:j]
 	}
-	if strings.ContainsAny(strings.TrimRight(head, " \t\r"), " \t") || len(head) > maxRawName {
+	if t := strings.TrimRight(head, " \t\r"); strings.IndexByte(t, ' ') >= 0 || strings.IndexByte(t, '\t') >= 0 || len(head) > maxRawName {
 		return "", false, errors.New("the text after " + glmOpen + " is not a call name")
 	}
 	if j < 0 {

@@ -3,6 +3,7 @@ package format
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // gpt-oss-harmony: OpenAI gpt-oss. The output is a sequence of messages,
@@ -91,6 +92,7 @@ type harmony struct {
 	thinkSpace   string // trailing whitespace of the reasoning, held
 
 	calls int
+	trio  [3]Event // a call's events, until the run loop copies them out
 }
 
 func (p *harmony) Feed(chunk string) []Event {
@@ -102,7 +104,6 @@ func (p *harmony) Feed(chunk string) []Event {
 
 func (p *harmony) Close() []Event {
 	p.closed = true
-	p.gate.flush(&p.buf)
 	p.closing()
 	return p.run()
 }
@@ -216,8 +217,11 @@ func (p *harmony) stepHeader() ([]Event, bool) {
 // harmonyHeader returns the channel and the recipient a header names; the
 // recipient is empty when the message is not a call.
 func harmonyHeader(h string) (channel, recipient string) {
-	s := strings.ReplaceAll(strings.ReplaceAll(h, "<|", " <|"), "|>", "|> ")
-	fields := strings.Fields(s)
+	var space [16]string
+	fields, ok := harmonyFields(h, space[:0])
+	if !ok {
+		fields = strings.Fields(strings.ReplaceAll(strings.ReplaceAll(h, "<|", " <|"), "|>", "|> "))
+	}
 	for i, f := range fields {
 		switch {
 		case f == hmChannel && i+1 < len(fields) && !strings.HasPrefix(fields[i+1], "<|"):
@@ -231,6 +235,50 @@ func harmonyHeader(h string) (channel, recipient string) {
 		recipient = "" // a message to a role, not a call
 	}
 	return channel, recipient
+}
+
+// harmonyFields splits an ASCII header into the fields harmonyHeader reads:
+// the words between whitespace, with a split before each "<|" and after
+// each "|>" (a token's edges). It appends them to dst while they fit its
+// capacity; false for a header that is not ASCII or has more fields.
+func harmonyFields(h string, dst []string) ([]string, bool) {
+	start := -1
+	add := func(end int) bool {
+		if start >= 0 && start < end {
+			if len(dst) == cap(dst) {
+				return false
+			}
+			dst = append(dst, h[start:end])
+		}
+		start = -1
+		return true
+	}
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			return nil, false
+		case c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+			if !add(i) {
+				return nil, false
+			}
+			continue
+		case c == '<' && i+1 < len(h) && h[i+1] == '|':
+			if !add(i) {
+				return nil, false
+			}
+		}
+		if start < 0 {
+			start = i
+		}
+		if c == '>' && i > 0 && h[i-1] == '|' && !add(i+1) {
+			return nil, false
+		}
+	}
+	if !add(len(h)) {
+		return nil, false
+	}
+	return dst, true
 }
 
 // stepBody emits the body of the current message up to its end.
@@ -326,11 +374,13 @@ func (p *harmony) stepArgs(pos int, marker string) ([]Event, bool) {
 	if _, ok := toolSchema(p.opts.Tools, p.name); !ok && len(p.opts.Tools) > 0 {
 		p.diag("unknown-tool", "the model called "+quote(p.name)+", which the request did not offer", p.headerOffset)
 	}
-	id := NewCallID()
+	var id string
 	if p.opts.NewID != nil {
 		id = p.opts.NewID()
+	} else {
+		id = NewCallID()
 	}
-	events := callEvents(p.calls, id, p.name, args)
+	events := appendCallEvents(p.trio[:0], p.calls, id, p.name, args)
 	p.calls++
 	return events, true
 }

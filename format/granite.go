@@ -45,20 +45,17 @@ func graniteSection(buf string, final bool) (int, []call, bool, error) {
 	case strings.HasPrefix(buf, graniteResponseClose):
 		return len(graniteResponseClose), nil, false, nil
 	case strings.HasPrefix(buf, graniteAltOpen):
-		return jlSection(buf, final, graniteAltOpen, graniteAltClose, true, nameAndArgumentsRaw)
+		return jlSection(buf, final, graniteAltOpen, graniteAltClose, true, nameAndArguments)
 	}
-	return jlSection(buf, final, graniteOpen, "", true, nameAndArgumentsRaw)
+	return jlSection(buf, final, graniteOpen, "", true, nameAndArguments)
 }
-
-// nameAndArgumentsRaw decodes one {"name", "arguments"} call object.
-func nameAndArgumentsRaw(raw json.RawMessage) (call, error) { return nameAndArguments(string(raw)) }
 
 // jlSection parses open, a JSON list of call objects (or one object), and
 // close. An empty close means the section ends with the JSON; closeOptional
 // accepts a missing close marker. At the end of the output the close marker
 // may be missing when the JSON is complete (a runtime consumed it as a stop
 // token).
-func jlSection(buf string, final bool, open, close string, closeOptional bool, decode func(json.RawMessage) (call, error)) (int, []call, bool, error) {
+func jlSection(buf string, final bool, open, close string, closeOptional bool, decode func(string) (call, error)) (int, []call, bool, error) {
 	body := buf[len(open):]
 	trimmed := strings.TrimLeft(body, " \t\r\n")
 	if trimmed == "" {
@@ -80,7 +77,7 @@ func jlSection(buf string, final bool, open, close string, closeOptional bool, d
 		}
 		return 0, nil, false, errors.New("the JSON list of calls after " + open + " is incomplete")
 	}
-	calls, err := jlDecode(json.RawMessage(body[:m]), decode)
+	calls, err := jlDecode(body[:m], decode)
 	if err != nil {
 		return 0, nil, false, err
 	}
@@ -104,18 +101,24 @@ func jlSection(buf string, final bool, open, close string, closeOptional bool, d
 }
 
 // jlDecode decodes a JSON list of call objects, or a single call object.
-func jlDecode(raw json.RawMessage, decode func(json.RawMessage) (call, error)) ([]call, error) {
-	text := strings.TrimSpace(string(raw))
+func jlDecode(raw string, decode func(string) (call, error)) ([]call, error) {
+	text := strings.TrimSpace(raw)
 	if strings.HasPrefix(text, "{") {
-		c, err := decode(json.RawMessage(text))
+		c, err := decode(text)
 		if err != nil {
 			return nil, err
 		}
 		return []call{c}, nil
 	}
-	var items []json.RawMessage
-	if err := json.Unmarshal([]byte(text), &items); err != nil {
-		return nil, errors.New("the list of calls is not valid JSON: " + err.Error())
+	items, ok := jsonArrayItems(text)
+	if !ok {
+		var raws []json.RawMessage
+		if err := json.Unmarshal([]byte(text), &raws); err != nil {
+			return nil, errors.New("the list of calls is not valid JSON: " + err.Error())
+		}
+		for _, r := range raws {
+			items = append(items, string(r))
+		}
 	}
 	calls := make([]call, 0, len(items))
 	for _, item := range items {

@@ -60,7 +60,6 @@ func (p *llamaParser) Feed(chunk string) []Event {
 
 func (p *llamaParser) Close() []Event {
 	p.closed = true
-	p.gate.flush(&p.buf)
 	p.closing()
 	return p.run()
 }
@@ -178,7 +177,7 @@ func (p *llamaParser) step() ([]Event, bool) {
 	p.markupBytes += i + n
 	p.buf = p.buf[i+n:]
 	p.offset += i + n
-	var events []Event
+	events := make([]Event, 0, 3*len(calls))
 	for _, c := range calls {
 		if _, ok := toolSchema(p.opts.Tools, c.name); !ok {
 			p.diagnostics = append(p.diagnostics, Diagnostic{Code: "unknown-tool", Message: "the model called " + quote(c.name) + ", which the request did not offer", Offset: offset})
@@ -190,7 +189,7 @@ func (p *llamaParser) step() ([]Event, bool) {
 				c.id = NewCallID()
 			}
 		}
-		events = append(events, callEvents(p.calls, c.id, c.name, c.args)...)
+		events = appendCallEvents(events, p.calls, c.id, c.name, c.args)
 		p.calls++
 	}
 	return events, true

@@ -75,7 +75,6 @@ func (p *mistralParser) Close() []Event {
 	}
 	p.started = true
 	p.closed = true
-	p.gate.flush(&p.buf)
 	p.closing()
 	events := p.run()
 	if p.space != "" {
@@ -182,11 +181,11 @@ func (p *mistralParser) stepContent() ([]Event, bool) {
 	case needMore:
 		return nil, false
 	}
-	var events []Event
+	events := make([]Event, 0, 1+3*len(calls)) // the held space, then the calls
 	if p.trimBeforeCall {
 		p.dropSpace()
 	} else {
-		events = p.releaseSpace()
+		events = append(events, p.releaseSpace()...)
 	}
 	sectionOffset := p.offset
 	p.consume(n)
@@ -201,7 +200,7 @@ func (p *mistralParser) stepContent() ([]Event, bool) {
 				c.id = NewCallID()
 			}
 		}
-		events = append(events, callEvents(p.calls, c.id, c.name, c.args)...)
+		events = appendCallEvents(events, p.calls, c.id, c.name, c.args)
 		p.calls++
 	}
 	return events, true
@@ -373,20 +372,27 @@ func mistralField(buf string, i int, markers []string, final bool) (string, int,
 // mistralJSONCalls decodes a JSON array of calls, or one call object.
 func mistralJSONCalls(text string) ([]call, error) {
 	text = strings.TrimSpace(text)
-	var items []json.RawMessage
+	var items []string
 	if strings.HasPrefix(text, "[") {
-		if err := json.Unmarshal([]byte(text), &items); err != nil {
-			return nil, errors.New("the calls are not valid JSON: " + err.Error())
+		var ok bool
+		if items, ok = jsonArrayItems(text); !ok {
+			var raws []json.RawMessage
+			if err := json.Unmarshal([]byte(text), &raws); err != nil {
+				return nil, errors.New("the calls are not valid JSON: " + err.Error())
+			}
+			for _, r := range raws {
+				items = append(items, string(r))
+			}
 		}
 		if len(items) == 0 {
 			return nil, errors.New("the call list is empty")
 		}
 	} else {
-		items = []json.RawMessage{json.RawMessage(text)}
+		items = []string{text}
 	}
 	calls := make([]call, 0, len(items))
 	for _, it := range items {
-		c, err := nameAndArguments(string(it))
+		c, err := nameAndArguments(it)
 		if err != nil {
 			return nil, err
 		}

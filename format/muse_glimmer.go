@@ -76,7 +76,6 @@ func (p *museParser) Feed(chunk string) []Event {
 
 func (p *museParser) Close() []Event {
 	p.closed = true
-	p.gate.flush(&p.buf)
 	p.closing()
 	return p.run()
 }
@@ -145,7 +144,7 @@ func (p *museParser) stepHeader() ([]Event, bool) {
 	end := strings.Index(s, museMessage)
 	if end < 0 {
 		k := safePrefix(s, []string{museMessage})
-		if !p.closed && k < museMaxHeader && !strings.ContainsAny(s[:k], "<\n") {
+		if !p.closed && k < museMaxHeader && !hasLTOrNewline(s[:k]) {
 			return nil, false
 		}
 		if skip > 0 {
@@ -153,7 +152,7 @@ func (p *museParser) stepHeader() ([]Event, bool) {
 		}
 		return p.plain(), true
 	}
-	if end >= museMaxHeader || strings.ContainsAny(s[:end], "<\n") {
+	if end >= museMaxHeader || hasLTOrNewline(s[:end]) {
 		if skip > 0 {
 			p.diag("stray-markup", "an assistant message header is not ended by <|message|>")
 		}
@@ -223,16 +222,18 @@ func (p *museParser) stepBody() ([]Event, bool) {
 	}
 	offset := p.offset
 	p.consume(n)
-	var events []Event
+	events := make([]Event, 0, 3*len(calls))
 	for _, c := range calls {
 		if _, ok := toolSchema(p.opts.Tools, c.name); !ok && len(p.opts.Tools) > 0 {
 			p.diags = append(p.diags, Diagnostic{Code: "unknown-tool", Message: "the model called " + quote(c.name) + ", which the request did not offer", Offset: offset})
 		}
-		id := NewCallID()
+		var id string
 		if p.opts.NewID != nil {
 			id = p.opts.NewID()
+		} else {
+			id = NewCallID()
 		}
-		events = append(events, callEvents(p.calls, id, c.name, c.args)...)
+		events = appendCallEvents(events, p.calls, id, c.name, c.args)
 		p.calls++
 	}
 	return events, true
@@ -313,4 +314,9 @@ func museBlock(tools []chat.Tool, buf string, final bool) (int, []call, bool, er
 		return 0, nil, false, errors.New(museCalls + " holds no invocation")
 	}
 	return n, calls, false, nil
+}
+
+// hasLTOrNewline reports whether s holds a '<' or a line break.
+func hasLTOrNewline(s string) bool {
+	return strings.IndexByte(s, '<') >= 0 || strings.IndexByte(s, '\n') >= 0
 }

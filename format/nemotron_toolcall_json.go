@@ -19,7 +19,7 @@ func init() {
 				callOpen:         []string{nemotronOpen},
 				callEndsThinking: true,
 				section: func(buf string, final bool) (int, []call, bool, error) {
-					return jlSection(buf, final, nemotronOpen, nemotronClose, false, nameAndArgumentsRaw)
+					return jlSection(buf, final, nemotronOpen, nemotronClose, false, nameAndArguments)
 				},
 			}, o)
 		},

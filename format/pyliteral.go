@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Python literals and call lists, for the families that write tool calls in
@@ -66,6 +67,14 @@ func (d pyDict) MarshalJSON() ([]byte, error) {
 // pyJSON encodes a decoded value as JSON text, without HTML escaping (the
 // model's '<' and '&' stay as written).
 func pyJSON(v any) (string, error) {
+	if b, ok := appendPyJSON(make([]byte, 0, 64), v, 0); ok {
+		return unsafe.String(unsafe.SliceData(b), len(b)), nil // b is not written again
+	}
+	return pyJSONEncoded(v)
+}
+
+// pyJSONEncoded is pyJSON by encoding/json.
+func pyJSONEncoded(v any) (string, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -73,6 +82,69 @@ func pyJSON(v any) (string, error) {
 		return "", err
 	}
 	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// appendPyJSON appends v as pyJSON encodes it, for the values it can write
+// directly (ok): strings of printable ASCII without quote or backslash,
+// valid numbers, booleans, null, and lists and dicts of those. Anything else
+// (an escape to write, an error to report) is left to encoding/json.
+func appendPyJSON(b []byte, v any, depth int) ([]byte, bool) {
+	if depth > pyMaxDepth+1 {
+		return b, false
+	}
+	switch v := v.(type) {
+	case string:
+		if !plainASCII(v) {
+			return b, false
+		}
+		b = append(b, '"')
+		b = append(b, v...)
+		return append(b, '"'), true
+	case json.Number:
+		if end, ok := scanJSONNumber(string(v), 0); !ok || end != len(v) {
+			return b, false
+		}
+		return append(b, v...), true
+	case bool:
+		if v {
+			return append(b, "true"...), true
+		}
+		return append(b, "false"...), true
+	case nil:
+		return append(b, "null"...), true
+	case []any:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		b = append(b, '[')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var ok bool
+			if b, ok = appendPyJSON(b, e, depth+1); !ok {
+				return b, false
+			}
+		}
+		return append(b, ']'), true
+	case pyDict:
+		b = append(b, '{')
+		for i, it := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var ok bool
+			if b, ok = appendPyJSON(b, it.Key, depth+1); !ok {
+				return b, false
+			}
+			b = append(b, ':')
+			if b, ok = appendPyJSON(b, it.Value, depth+1); !ok {
+				return b, false
+			}
+		}
+		return append(b, '}'), true
+	}
+	return b, false
 }
 
 // pyCall is one call of a Python-style call list.
@@ -369,17 +441,33 @@ func isStringPrefix(w string) bool {
 // strings parses one string literal, or several adjacent ones (concatenated).
 func (p *pyParser) strings() (any, error) {
 	var b strings.Builder
+	first, parts := "", 0 // a single literal is returned as it is
+	joined := func() string {
+		if parts == 1 {
+			return first
+		}
+		return b.String()
+	}
 	for {
 		s, err := p.str()
 		if err != nil {
 			return nil, err
 		}
-		b.WriteString(s)
+		switch parts {
+		case 0:
+			first = s
+		case 1:
+			b.WriteString(first)
+			fallthrough
+		default:
+			b.WriteString(s)
+		}
+		parts++
 		save := p.i
 		p.space()
 		if p.eof() {
 			p.i = save
-			return b.String(), nil
+			return joined(), nil
 		}
 		c := p.peek()
 		if c == '\'' || c == '"' {
@@ -396,7 +484,7 @@ func (p *pyParser) strings() (any, error) {
 			}
 		}
 		p.i = save
-		return b.String(), nil
+		return joined(), nil
 	}
 }
 
@@ -422,6 +510,17 @@ func (p *pyParser) str() (string, error) {
 		p.i += 3
 	} else {
 		p.i++
+		// Without an escape or a line break, the literal is the text up to
+		// its quote, as the loop below would copy it.
+		for j := p.i; j < len(p.s); j++ {
+			if c := p.s[j]; c == q {
+				text := p.s[p.i:j]
+				p.i = j + 1
+				return text, nil
+			} else if c == '\\' || c == '\n' || c == '\r' {
+				break
+			}
+		}
 	}
 	var b strings.Builder
 	for {

@@ -75,7 +75,8 @@ func functionSection(buf string, final bool, open, close string, layout bool, to
 		if err != nil {
 			return rawResult(0, nil, err)
 		}
-		var keys, values []string
+		var keyBuf, valueBuf [8]string
+		keys, values := keyBuf[:0], valueBuf[:0]
 		for {
 			c.space()
 			ok, err := c.peek("<parameter=")
@@ -89,7 +90,7 @@ func functionSection(buf string, final bool, open, close string, layout bool, to
 			if err != nil {
 				return rawResult(0, nil, err)
 			}
-			value, err := c.until("</parameter>", "parameter "+key)
+			value, err := c.untilOf("</parameter>", "parameter ", key)
 			if err != nil {
 				return rawResult(0, nil, err)
 			}
@@ -99,7 +100,7 @@ func functionSection(buf string, final bool, open, close string, layout bool, to
 			}
 			keys, values = append(keys, key), append(values, value)
 		}
-		if err := c.expect("</function>", "the end of function "+name); err != nil {
+		if err := c.expectOf("</function>", "the end of function ", name, ""); err != nil {
 			return rawResult(0, nil, err)
 		}
 		args, err := typedArgs(tools, name, keys, values)

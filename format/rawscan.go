@@ -46,13 +46,17 @@ func (c *rawScan) peek(tok string) (bool, error) {
 }
 
 // expect consumes tok or fails, naming what was expected.
-func (c *rawScan) expect(tok, what string) error {
+func (c *rawScan) expect(tok, what string) error { return c.expectOf(tok, what, "", "") }
+
+// expectOf is expect with what written as the concatenation of its parts
+// (built only for the error).
+func (c *rawScan) expectOf(tok, what, what2, what3 string) error {
 	ok, err := c.peek(tok)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return errors.New("expected " + what + " (" + tok + ")" + c.found())
+		return errors.New("expected " + what + what2 + what3 + " (" + tok + ")" + c.found())
 	}
 	return nil
 }
@@ -67,14 +71,18 @@ func (c *rawScan) found() string {
 }
 
 // until returns the text up to tok and consumes both.
-func (c *rawScan) until(tok, what string) (string, error) {
+func (c *rawScan) until(tok, what string) (string, error) { return c.untilOf(tok, what, "") }
+
+// untilOf is until with what written as the concatenation of its parts
+// (built only for the error).
+func (c *rawScan) untilOf(tok, what, what2 string) (string, error) {
 	r := c.rest()
 	j := strings.Index(r, tok)
 	if j < 0 {
 		if !c.final {
 			return "", errRawMore
 		}
-		return "", errors.New(what + " is not closed by " + tok)
+		return "", errors.New(what + what2 + " is not closed by " + tok)
 	}
 	c.i += j + len(tok)
 	return r[:j], nil
@@ -236,6 +244,9 @@ func (l *leadingClose) Close() []Event {
 		l.pending = ""
 	}
 	l.state = 2
+	if out == nil {
+		return l.inner.Close()
+	}
 	return append(out, l.inner.Close()...)
 }
 

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // call is one parsed tool call, before it becomes events.
@@ -49,7 +50,7 @@ const (
 // engine is the streaming parser of a markup family.
 type engine struct {
 	scanBuffer // the unconsumed output, its offset, markup count and diagnostics
-	m          *markup
+	m          markup
 	opts       Options
 	state      engineState
 
@@ -60,7 +61,13 @@ type engine struct {
 	thinkBegun   bool   // reasoning text has been emitted (leading whitespace is dropped until then)
 	thinkSpace   string // trailing whitespace of the reasoning, held until more reasoning follows
 
-	thinkMarkers []string // the markers that end reasoning
+	thinkMarkers []string  // the markers that end reasoning
+	markerSpace  [4]string // backs thinkMarkers where they fit
+	// The byte every call opener starts with (callFirstOK), and every
+	// marker that ends reasoning (thinkFirstOK): text without it holds
+	// none of them, nor the start of one.
+	callFirst, thinkFirst     byte
+	callFirstOK, thinkFirstOK bool
 
 	out []Event // the events of the current Feed, reused from one Feed to the next
 	// sectionScanned counts the bytes handed to the section parser, so that
@@ -69,11 +76,13 @@ type engine struct {
 }
 
 func newEngine(m *markup, opts Options) *engine {
-	e := &engine{m: m, opts: opts}
-	e.thinkMarkers = []string{m.thinkClose}
+	e := &engine{m: *m, opts: opts}
+	e.thinkMarkers = append(e.markerSpace[:0], m.thinkClose)
 	if m.callEndsThinking {
 		e.thinkMarkers = append(e.thinkMarkers, m.callOpen...)
 	}
+	e.callFirst, e.callFirstOK = sharedFirstByte(m.callOpen)
+	e.thinkFirst, e.thinkFirstOK = sharedFirstByte(e.thinkMarkers)
 	if opts.ReasoningOpen && m.thinkClose != "" {
 		e.state = inThinking
 	}
@@ -84,6 +93,9 @@ func newEngine(m *markup, opts Options) *engine {
 // valid until the next Feed; content text is, where it can be, a substring of
 // chunk, so that plain text costs no allocation.
 func (e *engine) Feed(chunk string) []Event {
+	if e.out == nil {
+		e.out = make([]Event, 0, 4)
+	}
 	e.out = e.out[:0]
 	if !e.gate.feed(&e.buf, chunk) {
 		return e.out // an open section cannot have ended yet (see gate)
@@ -95,7 +107,6 @@ func (e *engine) Feed(chunk string) []Event {
 // Close ends the output; its events are a slice of their own.
 func (e *engine) Close() []Event {
 	e.closed = true
-	e.gate.flush(&e.buf)
 	e.out = nil
 	e.run()
 	return e.out
@@ -162,11 +173,15 @@ func (e *engine) stepThinking() bool {
 	} else if !e.thinkBegun && e.offset == 0 && strings.HasPrefix(e.m.thinkOpen, e.buf) && !e.closed && e.buf != "" {
 		return false
 	}
-	pos, marker := indexAny(e.buf, e.thinkMarkers)
+	markers := e.thinkMarkers
+	if e.thinkFirstOK && strings.IndexByte(e.buf, e.thinkFirst) < 0 {
+		markers = nil // plain text: no marker, nor the start of one
+	}
+	pos, marker := indexAny(e.buf, markers)
 	if pos < 0 {
 		n := len(e.buf)
 		if !e.closed {
-			n = safePrefix(e.buf, e.thinkMarkers)
+			n = safePrefix(e.buf, markers)
 		}
 		e.thinkText(e.take(n), e.closed)
 		return n > 0
@@ -240,6 +255,18 @@ func (e *engine) stepContent() bool {
 		}
 		e.afterSection = false
 	}
+	if e.callFirstOK && strings.IndexByte(e.buf, e.callFirst) < 0 {
+		// Plain text: no opener, nor the start of one.
+		n := len(e.buf)
+		if !e.closed {
+			n = safePrefix(e.buf, nil)
+		}
+		if n == 0 {
+			return false
+		}
+		e.emit(Content, e.take(n))
+		return true
+	}
 	pos, _ := indexAny(e.buf, e.m.callOpen)
 	if pos < 0 {
 		n := len(e.buf)
@@ -272,7 +299,7 @@ func (e *engine) stepContent() bool {
 	sectionOffset := e.offset
 	e.consume(n)
 	e.afterSection = true
-	e.out = append(e.out, e.emitCalls(calls, sectionOffset)...)
+	e.out = e.emitCalls(e.out, calls, sectionOffset)
 	return true
 }
 
@@ -291,7 +318,7 @@ type scanBuffer struct {
 	offset      int    // output offset of buf[0]
 	markupBytes int    // bytes recognised as markup (or layout the family drops)
 	diagnostics []Diagnostic
-	gate        gate // when a chunk is worth parsing (see gate); Close must flush it
+	gate        gate // when a chunk is worth parsing (see gate)
 	eventBuf
 }
 
@@ -315,7 +342,7 @@ func (b *eventBuf) single(kind EventKind, text string) []Event {
 // events returns the reused, empty slice for a Feed's events.
 func (b *eventBuf) events() []Event {
 	if b.evs == nil {
-		b.evs = make([]Event, 0, 8)
+		b.evs = make([]Event, 0, 4)
 	}
 	return b.evs[:0]
 }
@@ -335,18 +362,18 @@ func (b *eventBuf) closing() { b.evs = nil }
 //     the credit to be read again: wakeCredit per byte that arrived, spent
 //     at one per byte held.
 //
-// Otherwise the chunk waits in pend, and the bytes the parser reads add up
+// Otherwise the chunk waits, unread, and the bytes the parser reads add up
 // to a few times the output's length however it is chunked. Results never
 // depend on the chunking, so holding chunks back changes only how soon a
 // decision is seen, never what it is; at the end of the output everything
 // is decided.
 type gate struct {
-	pend    []byte // chunks not yet handed to the parser, reused
-	lastLen int    // bytes held when the parser last ran
+	lastLen int // bytes held when the parser last ran
 	credit  int
-	ran     bool // the parser ran after the last feed
-	woken   bool // a wake byte arrived since the parser last ran
-	read    int  // bytes held at the runs: what the parser re-reads (tests check it stays linear)
+	ran     bool      // the parser ran after the last feed
+	woken   bool      // a wake byte arrived since the parser last ran
+	read    int       // bytes held at the runs: what the parser re-reads (tests check it stays linear)
+	arena   textArena // backs the held text
 }
 
 const (
@@ -366,7 +393,7 @@ var wakeBytes = func() (t [256]bool) {
 }()
 
 // feed adds chunk to the held text *buf and reports whether the parser
-// should run now; if not, the chunk is kept in pend.
+// should run now; if not, the chunk waits in *buf, unread.
 func (g *gate) feed(buf *string, chunk string) bool {
 	if g.ran {
 		g.lastLen = len(*buf)
@@ -374,7 +401,7 @@ func (g *gate) feed(buf *string, chunk string) bool {
 			g.credit = 0
 		}
 	}
-	n := len(*buf) + len(g.pend) + len(chunk)
+	n := len(*buf) + len(chunk)
 	g.credit += wakeCredit * len(chunk)
 	due := n <= smallHeld || n >= heldGrowth*g.lastLen
 	if !due && g.credit >= n && g.wake(chunk) {
@@ -386,19 +413,48 @@ func (g *gate) feed(buf *string, chunk string) bool {
 		g.woken = false
 		g.read += n
 	}
-	switch {
-	case !due:
-		g.pend = append(g.pend, chunk...)
-	case len(g.pend) > 0:
-		g.pend = append(g.pend, chunk...)
-		g.flush(buf)
-	case *buf == "":
+	if *buf == "" {
 		*buf = chunk // plain text: no copy
-	default:
-		*buf += chunk
+	} else {
+		g.arena.extend(buf, chunk)
 	}
 	return due
 }
+
+// textArena holds a parser's held text, so that appending a chunk to it
+// usually copies only the chunk: the text lives at the end of an
+// append-only buffer whose bytes, once written, are never changed (a full
+// buffer is replaced, not reused), so the strings over it that the parser
+// has handed out stay valid.
+type textArena struct{ b []byte }
+
+// extend sets *buf to *buf followed by more.
+func (a *textArena) extend(buf *string, more string) {
+	held := *buf
+	n := len(held) + len(more)
+	free := cap(a.b) - len(a.b)
+	switch {
+	case len(held) > 0 && len(held) <= len(a.b) && free >= len(more) &&
+		unsafe.StringData(held) == &a.b[len(a.b)-len(held)]:
+		// The held text ends the buffer: only the chunk is copied.
+		a.b = append(a.b, more...)
+	case free >= n:
+		a.b = append(a.b, held...)
+		a.b = append(a.b, more...)
+	default:
+		a.b = make([]byte, 0, max(2*n, min(2*cap(a.b), arenaMax), arenaMin))
+		a.b = append(a.b, held...)
+		a.b = append(a.b, more...)
+	}
+	*buf = unsafe.String(&a.b[len(a.b)-n], n)
+}
+
+// The buffers extend allocates: each is at least arenaMin bytes, and twice
+// the last up to arenaMax (or twice the text it must hold).
+const (
+	arenaMin = 256
+	arenaMax = 64 << 10
+)
 
 // wake reports whether chunk ends a stretch of markup: a byte that ends
 // markup (wakeBytes) has arrived, and then text that does not start another
@@ -418,15 +474,6 @@ func (g *gate) wake(chunk string) bool {
 		}
 	}
 	return false
-}
-
-// flush hands the held chunks to the parser's text (at the end of the
-// output).
-func (g *gate) flush(buf *string) {
-	if len(g.pend) > 0 {
-		*buf += string(g.pend)
-		g.pend = g.pend[:0]
-	}
 }
 
 // consume drops n bytes of buf that were markup (or layout the family drops).
@@ -458,6 +505,27 @@ func (b *scanBuffer) markupLen() int { return b.markupBytes }
 
 // indexAny returns the earliest position of any marker in s, and the marker.
 func indexAny(s string, markers []string) (int, string) {
+	if c, ok := sharedFirstByte(markers); ok {
+		// One pass: the earliest byte that starts every marker, then the
+		// longest marker there.
+		for i := 0; i < len(s); i++ {
+			j := strings.IndexByte(s[i:], c)
+			if j < 0 {
+				break
+			}
+			i += j
+			which := ""
+			for _, m := range markers {
+				if len(m) > len(which) && strings.HasPrefix(s[i:], m) {
+					which = m
+				}
+			}
+			if which != "" {
+				return i, which
+			}
+		}
+		return -1, ""
+	}
 	best, which := -1, ""
 	for _, m := range markers {
 		if m == "" {
@@ -470,15 +538,38 @@ func indexAny(s string, markers []string) (int, string) {
 	return best, which
 }
 
+// sharedFirstByte returns the byte every non-empty marker starts with, if
+// there is one (and a marker).
+func sharedFirstByte(markers []string) (byte, bool) {
+	var c byte
+	found := false
+	for _, m := range markers {
+		switch {
+		case m == "":
+		case !found:
+			c, found = m[0], true
+		case m[0] != c:
+			return 0, false
+		}
+	}
+	return c, found
+}
+
 // safePrefix returns how much of s can be released as text now: all of it but
 // a suffix that could be the start of a marker, or an incomplete UTF-8
 // character.
 func safePrefix(s string, markers []string) int {
 	n := len(s)
 	for _, m := range markers {
-		for k := min(len(m)-1, len(s)); k > 0; k-- {
-			if strings.HasSuffix(s, m[:k]) {
-				n = min(n, len(s)-k)
+		// The longest suffix of s that starts m (and is shorter than m).
+		for i := len(s) - min(len(m)-1, len(s)); i < len(s); i++ {
+			j := strings.IndexByte(s[i:], m[0])
+			if j < 0 {
+				break
+			}
+			i += j
+			if strings.HasPrefix(m, s[i:]) {
+				n = min(n, i)
 				break
 			}
 		}

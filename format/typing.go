@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"unsafe"
 
 	"github.com/dragoman-dev/dragoman/chat"
 )
@@ -41,30 +44,140 @@ func typedArgs(tools []chat.Tool, name string, keys, values []string) (string, e
 // order given, laid out as json.dumps does. A key given twice keeps its first
 // position and its last value.
 func encodeArgs(keys []string, values []any) (string, error) {
-	order := make([]string, 0, len(keys))
-	vals := make(map[string]any, len(keys))
+	// Compact JSON with ", " and ": " between tokens, written token by token.
+	b := make([]byte, 0, 64)
+	b = append(b, '{')
+	var last map[string]int // the last index of each key, for many keys
+	if len(keys) > 16 {
+		last = make(map[string]int, len(keys))
+		for i, k := range keys {
+			last[k] = i
+		}
+	}
+	first := true
 	for i, k := range keys {
-		if _, seen := vals[k]; !seen {
-			order = append(order, k)
+		var v any
+		if last != nil {
+			j, ok := last[k]
+			if !ok {
+				continue // written at its first position
+			}
+			delete(last, k)
+			v = values[j]
+		} else {
+			if slices.Contains(keys[:i], k) {
+				continue // written at its first position
+			}
+			v = values[i]
+			for j := i + 1; j < len(keys); j++ {
+				if keys[j] == k {
+					v = values[j] // the last value
+				}
+			}
 		}
-		vals[k] = values[i]
-	}
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range order {
-		if i > 0 {
-			b.WriteByte(',')
+		if !first {
+			b = append(b, ", "...)
 		}
-		if err := writeJSON(&b, k); err != nil {
+		first = false
+		var err error
+		if b, err = appendSpacedJSON(b, k); err != nil {
 			return "", err
 		}
-		b.WriteByte(':')
-		if err := writeJSON(&b, vals[k]); err != nil {
+		b = append(b, ": "...)
+		if b, err = appendSpacedJSON(b, v); err != nil {
 			return "", err
 		}
 	}
-	b.WriteByte('}')
-	return spacedJSON(b.Bytes()), nil
+	b = append(b, '}')
+	return unsafe.String(unsafe.SliceData(b), len(b)), nil // b is not written again
+}
+
+// appendSpacedJSON appends v encoded as writeJSON does, laid out as
+// appendSpaced does. The common values are written directly: a string of
+// printable ASCII without quote or backslash (which encoding/json writes
+// as is), a boolean, null, a valid number, and compact JSON text.
+func appendSpacedJSON(b []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case string:
+		if plainASCII(v) {
+			b = append(b, '"')
+			b = append(b, v...)
+			return append(b, '"'), nil
+		}
+	case bool:
+		if v {
+			return append(b, "true"...), nil
+		}
+		return append(b, "false"...), nil
+	case nil:
+		return append(b, "null"...), nil
+	case json.Number:
+		if end, ok := scanJSONNumber(string(v), 0); ok && end == len(v) {
+			return append(b, v...), nil
+		}
+	case json.RawMessage:
+		if len(v) > 0 && validJSON(string(v)) && isCompactJSON(v) {
+			return appendSpaced(b, v), nil
+		}
+	}
+	var tmp bytes.Buffer
+	if err := writeJSON(&tmp, v); err != nil {
+		return b, err
+	}
+	return appendSpaced(b, tmp.Bytes()), nil
+}
+
+// plainASCII reports whether s is printable ASCII without '"' or '\\'.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// isCompactJSON reports whether the JSON text b has no whitespace outside
+// its strings, and no escape encoding/json would write differently (it
+// leaves compact text without them as it is).
+func isCompactJSON(b []byte) bool {
+	inString := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case !inString && isJSONSpace(c):
+			return false
+		case c >= 0x80 || c < 0x20:
+			return false // leave unicode to encoding/json
+		}
+	}
+	return true
+}
+
+// appendSpaced appends compact JSON laid out as Python's json.dumps does
+// (", " and ": "), the arguments text vLLM and SGLang return.
+func appendSpaced(b, compact []byte) []byte {
+	inString := false
+	for i := 0; i < len(compact); i++ {
+		c := compact[i]
+		b = append(b, c)
+		switch {
+		case inString && c == '\\':
+			i++
+			if i < len(compact) {
+				b = append(b, compact[i])
+			}
+		case c == '"':
+			inString = !inString
+		case !inString && (c == ',' || c == ':'):
+			b = append(b, ' ')
+		}
+	}
+	return b
 }
 
 // writeJSON appends v as compact JSON without HTML escaping (a value's '<'
@@ -80,30 +193,6 @@ func writeJSON(b *bytes.Buffer, v any) error {
 	return nil
 }
 
-// spacedJSON lays compact JSON out as Python's json.dumps does (", " and
-// ": "), the arguments text vLLM and SGLang return.
-func spacedJSON(compact []byte) string {
-	var b strings.Builder
-	b.Grow(len(compact) + len(compact)/8)
-	inString := false
-	for i := 0; i < len(compact); i++ {
-		c := compact[i]
-		b.WriteByte(c)
-		switch {
-		case inString && c == '\\':
-			i++
-			if i < len(compact) {
-				b.WriteByte(compact[i])
-			}
-		case c == '"':
-			inString = !inString
-		case !inString && (c == ',' || c == ':'):
-			b.WriteByte(' ')
-		}
-	}
-	return b.String()
-}
-
 // toolProperties returns the property schemas of the named tool's parameters
 // (nil when the tool or its schema is missing).
 func toolProperties(tools []chat.Tool, name string) map[string]json.RawMessage {
@@ -111,6 +200,11 @@ func toolProperties(tools []chat.Tool, name string) map[string]json.RawMessage {
 	if !ok || len(params) == 0 {
 		return nil
 	}
+	return memoized(&schemaMemo.props, params, decodeProperties)
+}
+
+// decodeProperties decodes the property schemas of a parameters schema.
+func decodeProperties(params json.RawMessage) map[string]json.RawMessage {
 	var s struct {
 		Properties map[string]json.RawMessage `json:"properties"`
 	}
@@ -324,6 +418,45 @@ func schemaTypes(schema json.RawMessage, depth int) map[string]bool {
 	if len(schema) == 0 || depth > 8 {
 		return nil
 	}
+	if depth == 0 {
+		return memoized(&schemaMemo.types, schema, func(s json.RawMessage) map[string]bool { return decodeTypes(s, 0) })
+	}
+	return decodeTypes(schema, depth)
+}
+
+// schemaMemo keeps what typing reads from tool schemas, by schema text: a
+// request's tools come again with every call, and decoding a schema costs
+// more than parsing the call. The maps it returns are shared: read only.
+var schemaMemo struct {
+	sync.Mutex
+	props map[string]map[string]json.RawMessage
+	types map[string]map[string]bool
+}
+
+// schemaMemoMax bounds each memo; a full one starts again.
+const schemaMemoMax = 1024
+
+// memoized returns decode(schema), from the memo m (a map of schemaMemo)
+// when it is there.
+func memoized[V any](m *map[string]V, schema json.RawMessage, decode func(json.RawMessage) V) V {
+	schemaMemo.Lock()
+	v, ok := (*m)[string(schema)]
+	schemaMemo.Unlock()
+	if ok {
+		return v
+	}
+	v = decode(schema)
+	schemaMemo.Lock()
+	if *m == nil || len(*m) >= schemaMemoMax {
+		*m = make(map[string]V)
+	}
+	(*m)[string(schema)] = v
+	schemaMemo.Unlock()
+	return v
+}
+
+// decodeTypes is schemaTypes without the memo.
+func decodeTypes(schema json.RawMessage, depth int) map[string]bool {
 	var s struct {
 		Type       json.RawMessage   `json:"type"`
 		AnyOf      []json.RawMessage `json:"anyOf"`

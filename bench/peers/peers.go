@@ -164,11 +164,17 @@ type Call struct {
 	Args map[string]any
 }
 
-// Ours parses c's output in the given chunks with dragoman.
-func Ours(c Case, chunks []string) (content string, calls []Call) {
+// ParseOurs parses c's output in the given chunks with dragoman, to its
+// native result: OpenAI-shaped calls with arguments as JSON text.
+func ParseOurs(c Case, chunks []string) format.Result {
 	fam, _ := format.Lookup(c.Family)
 	p := fam.New(format.Options{Tools: c.Tools, ReasoningOpen: c.Think})
-	r := format.Run(p, chunks...)
+	return format.Run(p, chunks...)
+}
+
+// Ours is ParseOurs with the calls decoded for comparison.
+func Ours(c Case, chunks []string) (content string, calls []Call) {
+	r := ParseOurs(c, chunks)
 	for _, tc := range r.ToolCalls {
 		var args map[string]any
 		json.Unmarshal([]byte(tc.Function.Arguments), &args)
@@ -184,8 +190,9 @@ func ollamaTools(tools []chat.Tool) []api.Tool {
 	return out
 }
 
-// Theirs parses c's output in the given chunks with Ollama's parser.
-func Theirs(c Case, tools []api.Tool, chunks []string) (content string, calls []Call) {
+// ParseTheirs parses c's output in the given chunks with Ollama's parser, to
+// its native result: content and api.ToolCall values.
+func ParseTheirs(c Case, tools []api.Tool, chunks []string) (content string, calls []api.ToolCall, errs []error) {
 	p := parsers.ParserForName(c.Ollama)
 	// The prompt's reasoning state, said explicitly: Ollama's parsers start
 	// in reasoning when the value is unset and the model thinks by default.
@@ -194,19 +201,28 @@ func Theirs(c Case, tools []api.Tool, chunks []string) (content string, calls []
 	add := func(s string, done bool) {
 		ct, _, cs, err := p.Add(s, done)
 		if err != nil {
-			calls = append(calls, Call{Name: "error: " + err.Error()})
+			errs = append(errs, err)
 		}
 		sb.WriteString(ct)
-		for _, tc := range cs {
-			args := tc.Function.Arguments.ToMap()
-			calls = append(calls, Call{tc.Function.Name, args})
-		}
+		calls = append(calls, cs...)
 	}
 	for _, ch := range chunks {
 		add(ch, false)
 	}
 	add("", true)
-	return sb.String(), calls
+	return sb.String(), calls, errs
+}
+
+// Theirs is ParseTheirs with the calls decoded for comparison.
+func Theirs(c Case, tools []api.Tool, chunks []string) (content string, calls []Call) {
+	content, native, errs := ParseTheirs(c, tools, chunks)
+	for _, err := range errs {
+		calls = append(calls, Call{Name: "error: " + err.Error()})
+	}
+	for _, tc := range native {
+		calls = append(calls, Call{tc.Function.Name, tc.Function.Arguments.ToMap()})
+	}
+	return content, calls
 }
 
 // Agree reports whether the two sides found the same calls (names and
@@ -323,9 +339,9 @@ func Measure(c Case, batches int, minBatch time.Duration) Result {
 	}
 	var dw, d4, dt []time.Duration
 	for range batches {
-		dw = append(dw, timeIt(func() { Ours(c, whole) }, 1, minBatch)...)
-		d4 = append(d4, timeIt(func() { Ours(c, four) }, 1, minBatch)...)
-		dt = append(dt, timeIt(func() { Theirs(c, tools, four) }, 1, minBatch)...)
+		dw = append(dw, timeIt(func() { ParseOurs(c, whole) }, 1, minBatch)...)
+		d4 = append(d4, timeIt(func() { ParseOurs(c, four) }, 1, minBatch)...)
+		dt = append(dt, timeIt(func() { ParseTheirs(c, tools, four) }, 1, minBatch)...)
 	}
 	r.OursWhole, r.Ours4, r.Their4 = mbps(len(c.Output), median(dw)), mbps(len(c.Output), median(d4)), mbps(len(c.Output), median(dt))
 	r.AllocsPerChunk = PlainAllocs(c.Family)
@@ -337,8 +353,8 @@ func Measure(c Case, batches int, minBatch time.Duration) Result {
 	r.LongBytes, r.LongAgree = len(long.Output), Agree(lo, lt)
 	var lo4, lt4 []time.Duration
 	for range batches {
-		lo4 = append(lo4, timeIt(func() { Ours(long, lfour) }, 1, minBatch)...)
-		lt4 = append(lt4, timeIt(func() { Theirs(long, tools, lfour) }, 1, minBatch)...)
+		lo4 = append(lo4, timeIt(func() { ParseOurs(long, lfour) }, 1, minBatch)...)
+		lt4 = append(lt4, timeIt(func() { ParseTheirs(long, tools, lfour) }, 1, minBatch)...)
 	}
 	r.LongOurs4, r.LongTheir4 = mbps(len(long.Output), median(lo4)), mbps(len(long.Output), median(lt4))
 	return r

@@ -20,14 +20,14 @@ func BenchmarkPeers(b *testing.B) {
 			b.SetBytes(int64(len(c.Output)))
 			b.ReportAllocs()
 			for b.Loop() {
-				Ours(c, four)
+				ParseOurs(c, four)
 			}
 		})
 		b.Run(p.Family+"/ollama-"+p.Ollama, func(b *testing.B) {
 			b.SetBytes(int64(len(c.Output)))
 			b.ReportAllocs()
 			for b.Loop() {
-				Theirs(c, tools, four)
+				ParseTheirs(c, tools, four)
 			}
 		})
 	}
