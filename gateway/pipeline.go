@@ -176,6 +176,11 @@ func (x *exchange) startOwn(ctx context.Context) (backend.Stream, error) {
 		Model: x.rt.model, Prompt: prompt, MaxTokens: x.req.MaxTokens,
 		Temperature: x.req.Temperature, TopP: x.req.TopP, Seed: x.req.Seed, Stop: x.req.Stop,
 	}
+	if st.tok != nil {
+		if creq.ContextLength, err = x.contextFor(st.tok.Count(prompt)); err != nil {
+			return nil, err
+		}
+	}
 	if rf := x.req.ResponseFormat; rf != nil && len(tools) == 0 {
 		creq.JSONSchema = responseSchema(rf)
 	}
@@ -184,6 +189,39 @@ func (x *exchange) startOwn(ctx context.Context) (backend.Stream, error) {
 		return nil, upstreamFailure(err)
 	}
 	return s, nil
+}
+
+// Context sizes for Ollama's num_ctx: at least minContext, then powers of
+// two, so that requests share a few sizes (Ollama reloads the model when
+// num_ctx changes); defaultOutput is the room left for the answer when the
+// request sets no max_tokens.
+const (
+	minContext    = 4096
+	defaultOutput = 1024
+)
+
+// contextFor picks the num_ctx for a prompt of promptTokens tokens: room for
+// the prompt and the answer, so that Ollama never cuts the prompt, which it
+// does silently. A prompt the model's context cannot hold is refused.
+func (x *exchange) contextFor(promptTokens int) (int, error) {
+	x.rec.PromptTokens = promptTokens
+	limit := x.rt.state.contextLength
+	if limit > 0 && promptTokens >= limit {
+		return 0, &requestError{msg: fmt.Sprintf("the prompt is %d tokens, and %s's context holds %d: shorten the conversation or the tools", promptTokens, x.rt.model, limit), param: "messages"}
+	}
+	output := x.req.MaxTokens
+	if output <= 0 {
+		output = defaultOutput
+	}
+	n := minContext
+	for n < promptTokens+output {
+		n *= 2
+	}
+	if limit > 0 && n > limit {
+		n = limit
+	}
+	x.rec.Decide(fmt.Sprintf("the prompt is %d tokens: num_ctx %d", promptTokens, n))
+	return n, nil
 }
 
 // startRelay sends the request to the runtime's chat API. Content is still

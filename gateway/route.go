@@ -14,6 +14,7 @@ import (
 	"github.com/dragoman-dev/dragoman/format"
 	"github.com/dragoman-dev/dragoman/jinja"
 	"github.com/dragoman-dev/dragoman/template"
+	"github.com/dragoman-dev/dragoman/tokenize"
 )
 
 // upstream is one runtime and what the gateway has learnt about it.
@@ -44,6 +45,9 @@ type modelState struct {
 	templateOrigin string
 	bos, eos       string
 	contextLength  int
+	// tok counts the rendered prompt's tokens as the runtime will; nil when
+	// the model's tokenizer is not at hand (only Ollama needs it: num_ctx).
+	tok *tokenize.Tokenizer
 	// why explains, for the trace, how the template and family were chosen.
 	why []string
 }
@@ -199,6 +203,11 @@ func (s *Server) findTemplate(ctx context.Context, u *upstream, model string, st
 		if src, err = template.Find(info.GGUFPath); err != nil {
 			st.why = append(st.why, fmt.Sprintf("model file %s: %v", info.GGUFPath, err))
 			return
+		}
+		if u.be.Kind() == backend.Ollama {
+			if st.tok, err = tokenize.FromGGUF(info.GGUFPath); err != nil {
+				st.why = append(st.why, "the model's tokenizer could not be loaded, so num_ctx is left to Ollama: "+err.Error())
+			}
 		}
 	default:
 		st.why = append(st.why, "the runtime exposes no chat template for this model and none is configured")

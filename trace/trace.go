@@ -34,8 +34,11 @@ type Record struct {
 
 	// Prompt is the rendered prompt (own mode); Completion the raw output as
 	// the runtime sent it (own mode) or its content (relay mode).
-	Prompt     string `json:"prompt,omitempty"`
-	Completion string `json:"completion"`
+	Prompt string `json:"prompt,omitempty"`
+	// PromptTokens is the prompt's length in the model's tokens, where
+	// Dragoman counted it (0 otherwise).
+	PromptTokens int    `json:"prompt_tokens,omitempty"`
+	Completion   string `json:"completion"`
 	// Calls are the tool calls handed to the client, whole.
 	Calls []chat.ToolCall `json:"calls,omitempty"`
 	// Diagnostics are the parser's and the pipeline's findings.

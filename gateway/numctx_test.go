@@ -1,0 +1,74 @@
+package gateway
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dragoman-dev/dragoman/backend"
+	"github.com/dragoman-dev/dragoman/chat"
+)
+
+// tinyModel is the shared tiny GGUF (real Qwen3 tokenizer and template).
+func tinyModel(t *testing.T) string {
+	t.Helper()
+	d := os.Getenv("DRAGOMAN_SHARED")
+	if d == "" {
+		d, _ = filepath.Abs(filepath.Join("..", "..", "shared"))
+	}
+	p := filepath.Join(d, "models", "tiny-qwen3-toolcall.gguf")
+	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("shared model missing at %s (set DRAGOMAN_SHARED)", p)
+		}
+		t.Skipf("shared model missing at %s", p)
+	}
+	return p
+}
+
+// On Ollama the gateway counts the rendered prompt with the model's own
+// tokenizer and asks for a num_ctx that holds it and the answer, since
+// Ollama cuts a prompt that does not fit without a word; a prompt the
+// model's context cannot hold is refused, clearly.
+func TestOllamaContextFromPromptTokens(t *testing.T) {
+	gguf := tinyModel(t)
+	rt := &fakeRuntime{kind: backend.Ollama, url: "http://127.0.0.1:1", canComplete: true,
+		models: map[string]backend.ModelInfo{
+			"tiny":   {GGUFPath: gguf, ContextLength: 40960},
+			"narrow": {GGUFPath: gguf, ContextLength: 64},
+		},
+		script: []backend.Chunk{{Text: "ok"}, {FinishReason: chat.FinishStop}}}
+	ts := newFakeGateway(t, Config{}, rt)
+
+	resp := post(t, ts.URL+"/v1/chat/completions", `{"model":"tiny","max_tokens":100,"messages":[{"role":"user","content":"hi"}]}`)
+	id := resp.Header.Get("X-Dragoman-Request-Id")
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d: %v", resp.StatusCode, decodeBody(t, resp))
+	}
+	tr := decodeBody(t, get(t, ts.URL+"/v1/dragoman/requests/"+id))
+	tokens, _ := tr["prompt_tokens"].(float64)
+	if tokens < 5 || tokens > 50 {
+		t.Errorf("prompt_tokens %v for a one-line chat", tr["prompt_tokens"])
+	}
+	if got := rt.completes[0].ContextLength; got != minContext {
+		t.Errorf("num_ctx %d; want %d for a short prompt", got, minContext)
+	}
+
+	// A long conversation needs a larger context, in powers of two.
+	long := strings.Repeat("word ", 5000)
+	post(t, ts.URL+"/v1/chat/completions", `{"model":"tiny","max_tokens":100,"messages":[{"role":"user","content":"`+long+`"}]}`)
+	if got := rt.completes[1].ContextLength; got != 8192 {
+		t.Errorf("num_ctx %d; want 8192 for a prompt of about 5000 tokens", got)
+	}
+
+	resp = post(t, ts.URL+"/v1/chat/completions", `{"model":"narrow","messages":[{"role":"user","content":"`+long+`"}]}`)
+	v := decodeBody(t, resp)
+	msg, _ := path(v, "error", "message").(string)
+	if resp.StatusCode != 400 || !strings.Contains(msg, "context holds 64") {
+		t.Errorf("a prompt beyond the context: status %d, %v", resp.StatusCode, v)
+	}
+	if len(rt.completes) != 2 {
+		t.Errorf("the refused prompt reached the runtime")
+	}
+}
