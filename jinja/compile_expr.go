@@ -1,7 +1,5 @@
 package jinja
 
-import "strings"
-
 // Expressions compiled to closures. Each case keeps the evaluation order of
 // Jinja2's generated Python code, and attaches lines to errors exactly where
 // the tree-walking evaluator did (see withLine): the conformance and oracle
@@ -497,7 +495,7 @@ func (s *sumCode) run(r *renderer, f *frame, out bool) (Value, error) {
 			n++
 			continue
 		case n > 0:
-			acc, n = joinParts(parts[:n]), 0
+			acc, n = r.joinText(parts[:n]), 0
 		}
 		if acc, err = binary("+", acc, v); err != nil {
 			return nil, withLine(err, s.lines[i-1])
@@ -510,7 +508,7 @@ func (s *sumCode) run(r *renderer, f *frame, out bool) (Value, error) {
 	case n > 0 && out:
 		return nil, r.writeParts(parts[:n])
 	case n > 0:
-		return joinParts(parts[:n]), nil
+		return r.joinText(parts[:n]), nil
 	case out:
 		return nil, r.writeValue(acc)
 	}
@@ -522,13 +520,6 @@ func (s *sumCode) eval(r *renderer, f *frame) (Value, error) { return s.run(r, f
 func (s *sumCode) write(r *renderer, f *frame) error {
 	_, err := s.run(r, f, true)
 	return err
-}
-
-func joinParts(parts []string) string {
-	if len(parts) == 1 {
-		return parts[0]
-	}
-	return strings.Join(parts, "")
 }
 
 // concatCode is a ~ b ~ c ...: the str() of each operand, joined.
@@ -568,7 +559,7 @@ func (cc *concatCode) run(r *renderer, f *frame, out bool) (Value, error) {
 	if out {
 		return nil, r.writeParts(parts[:len(cc.ops)])
 	}
-	return strings.Join(parts[:len(cc.ops)], ""), nil
+	return r.joinText(parts[:len(cc.ops)]), nil
 }
 
 func (cc *concatCode) eval(r *renderer, f *frame) (Value, error) { return cc.run(r, f, false) }
@@ -994,8 +985,8 @@ func (a *argsCode) callDict(r *renderer, f *frame, m dictImpl, d *Dict) (Value, 
 }
 
 // namespaceCall compiles namespace(a=x, b=y), the global with keyword
-// arguments only: the Namespace and its attributes in one allocation. It
-// returns nil for any other call.
+// arguments only: the Namespace and its attributes in a block the renderer
+// reuses (see newNamespace). It returns nil for any other call.
 func (c *compiler) namespaceCall(e *callExpr) evalFn {
 	n, ok := e.fn.(*nameExpr)
 	if !ok || n.name != "namespace" || len(e.args) > 0 || len(e.kwNames) == 0 || e.dynArgs != nil || e.dynKwargs != nil {
@@ -1013,7 +1004,7 @@ func (c *compiler) namespaceCall(e *callExpr) evalFn {
 			v, err := generic(r, f, nil)
 			return v, withLine(err, line)
 		}
-		ns := newNamespace(len(names))
+		ns := r.newNamespace(len(names))
 		for i, name := range names {
 			v, err := vals[i](r, f)
 			if err != nil {

@@ -2,7 +2,9 @@ package jinja
 
 import (
 	"strconv"
+	"strings"
 	"time"
+	"unsafe"
 )
 
 // The run-time side of the evaluator: frames, output, limits, calls. The
@@ -186,8 +188,8 @@ func (r *renderer) pastDeadline() bool {
 }
 
 // capture runs body in f with its output set aside, and returns that output.
-// Captured text goes on the end of the output buffer and is cut off again, so
-// a capture costs one allocation: the string it returns.
+// Captured text goes on the end of the output buffer and is cut off again,
+// into the text buffer (see textOf).
 func (r *renderer) capture(body execFn, f *frame) (string, error) {
 	mark, savedPieces, savedJoinErr := len(r.out), r.pieces, r.joinErr
 	r.pieces, r.joinErr = 0, nil
@@ -195,10 +197,87 @@ func (r *renderer) capture(body execFn, f *frame) (string, error) {
 	if err == nil && r.joinErr != nil {
 		err = r.joinErr
 	}
-	text := string(r.out[mark:])
+	text := r.textOf(r.out[mark:])
 	r.out = r.out[:mark]
 	r.pieces, r.joinErr = savedPieces, savedJoinErr
 	return text, err
+}
+
+// The renderer's text buffer: room for a render's strings, grown between
+// renders from minText up to maxText when a render fills it.
+const (
+	minText = 2 << 10
+	maxText = 64 << 10
+)
+
+// joinText returns the concatenation of parts. Nothing a render makes
+// outlives it but its output, which is a copy, and its error, whose message
+// RenderContext copies out (see detach). So the bytes of strings built during
+// a render go into one buffer of the renderer (when they fit), which the next
+// render reuses from the start: building them allocates nothing. Bytes once
+// in the buffer are never written again during the render.
+func (r *renderer) joinText(parts []string) string {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	switch {
+	case n == 0:
+		return ""
+	case len(parts) == 1:
+		return parts[0]
+	case len(r.text)+n > cap(r.text):
+		r.textShort = true
+		return strings.Join(parts, "")
+	}
+	start := len(r.text)
+	for _, p := range parts {
+		r.text = append(r.text, p...)
+	}
+	return unsafe.String(&r.text[start], n)
+}
+
+// textOf returns b as a string, as string(b), with its bytes in the
+// renderer's text buffer when they fit (see joinText).
+func (r *renderer) textOf(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(r.text)+len(b) > cap(r.text) {
+		r.textShort = true
+		return string(b)
+	}
+	start := len(r.text)
+	r.text = append(r.text, b...)
+	return unsafe.String(&r.text[start], len(b))
+}
+
+// resetText readies the text buffer for the next render: the strings of the
+// last one are gone with it.
+func (r *renderer) resetText() {
+	if r.textShort && cap(r.text) < maxText {
+		r.text = make([]byte, 0, min(max(2*cap(r.text), minText), maxText))
+	}
+	r.text, r.textShort = r.text[:0], false
+}
+
+// inText reports whether s lies in the renderer's text buffer.
+func (r *renderer) inText(s string) bool {
+	if len(s) == 0 || cap(r.text) == 0 {
+		return false
+	}
+	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(r.text)))
+	return p >= base && p < base+uintptr(cap(r.text))
+}
+
+// detach returns err with its message out of the renderer's text buffer,
+// which the next render overwrites.
+func (r *renderer) detach(err error) error {
+	if e, ok := err.(*Error); ok && r.inText(e.Message) {
+		e.Message = strings.Clone(e.Message)
+	}
+	return err
 }
 
 // withLine attaches a template line to an error that has none.

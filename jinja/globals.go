@@ -109,19 +109,40 @@ func namespaceFunc(r *renderer, args []Value, kw *Dict) (Value, error) {
 	return &Namespace{attrs: d.(*Dict)}, nil
 }
 
-// newNamespace makes an empty namespace with room for n attributes, in one
-// allocation when n is small.
-func newNamespace(n int) *Namespace {
-	if n <= 4 {
-		b := new(struct {
-			ns Namespace
-			d  Dict
-			kv [8]Value
-		})
-		b.ns.attrs = b.d.backed(b.kv[:])
-		return &b.ns
+// nsBlock is a namespace and room for its attributes, in one allocation.
+type nsBlock struct {
+	ns Namespace
+	d  Dict
+	kv [2 * smallDict]Value
+}
+
+// maxPooledNamespaces is the most namespace blocks a pooled renderer keeps.
+const maxPooledNamespaces = 64
+
+// newNamespace makes an empty namespace with room for n attributes. Nothing
+// made during a render outlives it (the render returns a string), so the
+// blocks of one render's namespaces are kept by the renderer and reused by
+// its next render (see reset): a template that makes its namespaces at the
+// top level or once per message allocates none of them after the first
+// render.
+func (r *renderer) newNamespace(n int) *Namespace {
+	if n > smallDict {
+		return &Namespace{attrs: NewDict(n)}
 	}
-	return &Namespace{attrs: NewDict(n)}
+	var b *nsBlock
+	if r.nsUsed < len(r.namespaces) {
+		b = r.namespaces[r.nsUsed]
+		r.nsUsed++
+	} else {
+		b = new(nsBlock)
+		if len(r.namespaces) < maxPooledNamespaces {
+			r.namespaces = append(r.namespaces, b)
+			r.nsUsed++
+		}
+	}
+	b.d.index = nil
+	b.ns.attrs = b.d.backed(b.kv[:])
+	return &b.ns
 }
 
 func cyclerFunc(_ *renderer, args []Value, _ *Dict) (Value, error) {
@@ -141,6 +162,13 @@ func joinerFunc(_ *renderer, args []Value, kw *Dict) (Value, error) {
 		}
 	}
 	return &Joiner{sep: sep}, nil
+}
+
+// generationSupport is AssistantTracker._generation_support, which a
+// {% generation %} block calls with the block as caller: it returns caller().
+func generationSupport(r *renderer, _ []Value, kw *Dict) (Value, error) {
+	caller, _ := kw.GetStr("caller")
+	return r.call(caller, nil, nil)
 }
 
 // raiseException is transformers' raise_exception(message): a TemplateError.

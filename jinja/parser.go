@@ -251,19 +251,18 @@ func (p *parser) parseStatement() (stmt, error) {
 		return &continueStmt{line: t.line}, nil
 	case "generation":
 		// transformers' AssistantTracker: the body renders unchanged. It is a
-		// call block underneath, so the body is a function: no break or
-		// continue reaches an enclosing loop.
+		// call block underneath ({% call _generation_support() %}), so the
+		// body is a caller macro: no break or continue reaches an enclosing
+		// loop, and kwargs and varargs there are its own (empty).
 		if err := p.expectBlockEnd(); err != nil {
 			return nil, err
 		}
-		loops := p.loops
-		p.loops = 0
-		body, _, err := p.subparse([]string{"endgeneration"})
-		p.loops = loops
-		if err != nil {
+		caller := &macroDef{name: "caller"}
+		if err := p.parseMacroBody(caller, "endgeneration"); err != nil {
 			return nil, err
 		}
-		return &filterBlockStmt{body: body, line: t.line}, p.expectBlockEnd()
+		call := &callExpr{fn: &constExpr{v: Func(generationSupport)}, line: t.line}
+		return &callBlockStmt{call: call, caller: caller, line: t.line}, nil
 	case "block":
 		// Without inheritance a block renders in place.
 		if _, err := p.expectName(); err != nil {

@@ -25,6 +25,16 @@ type renderer struct {
 	freeFrames []*frame
 	freeLoops  []*loopBlock
 
+	// Namespaces of this render, whose blocks the next render reuses (see
+	// newNamespace): the first nsUsed are taken.
+	namespaces []*nsBlock
+	nsUsed     int
+
+	// text holds the bytes of strings the render makes (see joinText); the
+	// next render reuses it. textShort is set when it filled up.
+	text      []byte
+	textShort bool
+
 	written    int    // bytes written, captured blocks included, for MaxOutputBytes
 	pieces     int    // writes to the current capture, for Python's join errors
 	joinErr    *Error // the error joining the current capture will raise
@@ -224,16 +234,19 @@ func seqItem(items []Value, key Value) (Value, bool, error) {
 	return items[i], true, nil
 }
 
-// sliceSeq is items[start:stop:step], in a new slice.
+// sliceSeq is items[start:stop:step]. A slice with step 1 shares items'
+// array (lists and tuples are never changed in place, and its capacity ends
+// where it does, so that an append copies); any other is a new slice.
 func sliceSeq(items []Value, start, stop, step Value) ([]Value, error) {
 	lo, hi, st, err := sliceIndices(start, stop, step, len(items))
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Value, 0, sliceLen(lo, hi, st))
 	if st == 1 {
-		return append(out, items[lo:max(lo, hi)]...), nil
+		hi = max(lo, hi)
+		return items[lo:hi:hi], nil
 	}
+	out := make([]Value, 0, sliceLen(lo, hi, st))
 	for i := lo; (st > 0 && i < hi) || (st < 0 && i > hi); i += st {
 		out = append(out, items[i])
 	}

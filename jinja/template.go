@@ -116,7 +116,7 @@ func (t *Template) RenderContext(ctx Context, opts *Options) (_ string, err erro
 		if c, ok := err.(*ctrl); ok {
 			return "", syntaxError(c.line, "'%s' outside of a loop", c.kind)
 		}
-		return "", err
+		return "", r.detach(err)
 	}
 	return string(r.out), nil
 }
@@ -153,13 +153,15 @@ func (r *renderer) reset(ctx Context, opts *Options, t *Template) {
 	}
 	r.macros = r.macros[:t.rootMacros]
 	r.out = r.out[:0]
+	r.nsUsed = 0
+	r.resetText()
 	r.written, r.pieces, r.joinErr, r.iterations, r.depth, r.calls = 0, 0, nil, 0, 0, 0
 }
 
 // release returns r to the pool. The context and options go; values left
-// in the root slots and on the argument stack stay until the next render
-// overwrites them or a garbage collection empties the pool (clearing them here
-// costs more than the rest of a small render).
+// in the root slots, on the argument stack and in namespace blocks stay until
+// the next render overwrites them or a garbage collection empties the pool
+// (clearing them here costs more than the rest of a small render).
 func (r *renderer) release() {
 	r.argStack = r.argStack[:0]
 	r.vars, r.now, r.root.parent, r.joinErr = nil, nil, nil, nil

@@ -274,6 +274,8 @@ func testIterable(r *renderer, v, x Value) (bool, error) {
 	switch v.(type) {
 	case string, Markup, *List, Tuple, *Dict, *dictView, *Range, *Generator, *LoopInfo, Undefined:
 		return true, nil
+	case nil, bool, int, float64:
+		return false, nil // what iterate refuses, without building its error
 	}
 	_, err := iterate(v)
 	return err == nil, nil

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // File names in a Hugging Face model folder, as transformers spells them.
@@ -286,6 +287,11 @@ func tokenString(raw json.RawMessage) (string, bool) {
 }
 
 func isNull(raw json.RawMessage) bool {
+	if len(raw) > 0 {
+		if c := raw[0]; c > ' ' && c < utf8.RuneSelf && c != 'n' {
+			return false // the common case: a value, not even space before it
+		}
+	}
 	return string(bytes.TrimSpace(raw)) == "null"
 }
 

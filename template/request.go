@@ -207,8 +207,7 @@ func sortedTokenNames(m map[string]any) []string {
 	return out
 }
 
-func (r Request) specialKeys() []string { return orderedKeys(r.SpecialTokens, r.specialOrder) }
-func (r Request) kwargKeys() []string   { return orderedKeys(r.Kwargs, r.kwargsOrder) }
+func (r *Request) specialKeys() []string { return orderedKeys(r.SpecialTokens, r.specialOrder) }
 
 // orderedKeys lists m's keys: first those in order (as parsed), then the rest
 // sorted. When order lists exactly m's keys, as after ParseRequest, it is
@@ -298,7 +297,7 @@ func (c *renderContext) Lookup(name string) (jinja.Value, bool) {
 }
 
 // fill sets c to r's variables, as Vars describes them.
-func (r Request) fill(c *renderContext) error {
+func (r *Request) fill(c *renderContext) error {
 	if r.Messages == nil {
 		return &jinja.Error{Kind: "KeyError", Message: "'messages'"}
 	}
@@ -314,34 +313,22 @@ func (r Request) fill(c *renderContext) error {
 	// bos_token and eos_token laid over them (new ones at the end), nulls
 	// dropped, then the kwargs (a repeated name keeps its place).
 	c.extra = c.extra[:0]
-	put := func(name string, raw json.RawMessage) {
-		for i := range c.extra {
-			if c.extra[i].name == name {
-				c.extra[i].raw = raw
-				return
-			}
-		}
-		c.extra = append(c.extra, contextEntry{name: name, raw: raw})
-	}
-	for _, k := range r.specialKeys() {
-		raw := r.SpecialTokens[k]
+	forEachOrdered(r.SpecialTokens, r.specialOrder, func(k string, raw json.RawMessage) {
 		if o := r.tokenOverride(k); o != nil && !isNull(o) {
 			raw = o
 		}
 		if !isNull(raw) {
-			put(k, raw)
+			c.put(k, raw)
 		}
-	}
+	})
 	for _, k := range [...]string{"bos_token", "eos_token"} {
 		if _, ok := r.SpecialTokens[k]; !ok {
 			if o := r.tokenOverride(k); o != nil && !isNull(o) {
-				put(k, o)
+				c.put(k, o)
 			}
 		}
 	}
-	for _, k := range r.kwargKeys() {
-		put(k, r.Kwargs[k])
-	}
+	forEachOrdered(r.Kwargs, r.kwargsOrder, c.put)
 	for _, e := range c.extra {
 		for _, fixed := range fixedArgs {
 			if e.name == fixed {
@@ -360,6 +347,39 @@ func (r Request) fill(c *renderContext) error {
 	return nil
 }
 
+// put sets the ** entry name to raw: in its place when it is there already,
+// else at the end.
+func (c *renderContext) put(name string, raw json.RawMessage) {
+	for i := range c.extra {
+		if c.extra[i].name == name {
+			c.extra[i].raw = raw
+			return
+		}
+	}
+	c.extra = append(c.extra, contextEntry{name: name, raw: raw})
+}
+
+// forEachOrdered calls fn with m's entries in the order orderedKeys gives
+// their keys, looking each up once: the keys in order first (order holds no
+// key twice), then, if some are not in it, the others sorted.
+func forEachOrdered(m map[string]json.RawMessage, order []string, fn func(string, json.RawMessage)) {
+	n := 0
+	for _, k := range order {
+		if raw, ok := m[k]; ok {
+			fn(k, raw)
+			n++
+		}
+	}
+	if n == len(m) {
+		return
+	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if !slices.Contains(order, k) {
+			fn(k, m[k])
+		}
+	}
+}
+
 // tokenOverride is the request's bos_token or eos_token for those names.
 func (r *Request) tokenOverride(name string) json.RawMessage {
 	switch name {
@@ -374,7 +394,7 @@ func (r *Request) tokenOverride(name string) json.RawMessage {
 // value is the template value of the raw JSON of field name: None for an
 // absent or null field, the value ParseRequest decoded when raw is still its
 // text, else raw decoded now.
-func (r Request) value(name string, raw json.RawMessage) (jinja.Value, error) {
+func (r *Request) value(name string, raw json.RawMessage) (jinja.Value, error) {
 	if raw == nil || isNull(raw) {
 		return nil, nil
 	}
