@@ -2,7 +2,8 @@
 // as the client, against a real Ollama serving the tiny models of
 // ../shared/models (internal/ollamatest). Without an Ollama binary
 // ($DRAGOMAN_OLLAMA, built by .ci/ollama.sh) the tests skip, or fail under
-// CI=true.
+// CI=true. The llama-server tests (llamaserver_test.go) run against a real
+// llama-server at $DRAGOMAN_LLAMA_SERVER and skip without it, CI included.
 package e2e
 
 import (
@@ -62,12 +63,20 @@ func dragomanBinary(t *testing.T) string {
 // given mode and returns its base URL. The process stops with the test.
 func startDragoman(t *testing.T, srv *ollamatest.Server, mode string) string {
 	t.Helper()
-	args := []string{"serve", "-listen", "127.0.0.1:0", "-no-discover", "-upstream", "ollama=" + srv.URL}
+	return startGateway(t, "ollama="+srv.URL, mode, "OLLAMA_MODELS="+filepath.Join(srv.Dir, "models"))
+}
+
+// startGateway runs `dragoman serve -upstream upstream` (KIND=URL) with the
+// given mode ("" for the default) and extra environment, and returns its
+// base URL. The process stops with the test.
+func startGateway(t *testing.T, upstream, mode string, env ...string) string {
+	t.Helper()
+	args := []string{"serve", "-listen", "127.0.0.1:0", "-no-discover", "-upstream", upstream}
 	if mode != "" {
 		args = append(args, "-mode", mode)
 	}
 	cmd := exec.Command(dragomanBinary(t), args...)
-	cmd.Env = append(os.Environ(), "OLLAMA_MODELS="+filepath.Join(srv.Dir, "models"))
+	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

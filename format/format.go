@@ -84,6 +84,11 @@ type Options struct {
 	// ReasoningDisabled says the request turned reasoning off: an output that
 	// never opens reasoning keeps a stray close marker as content.
 	ReasoningDisabled bool
+	// NoCalls says the request offered no tools: the output is split into
+	// reasoning and content only, and call markup stays content. Families
+	// on the shared engine honour it; a hand-written parser may still
+	// return calls, which the caller must treat as undeclared.
+	NoCalls bool
 	// NewID makes a call id where the markup carries none; nil uses
 	// NewCallID.
 	NewID func() string
@@ -116,6 +121,9 @@ type Family struct {
 	// conversation whose assistant calls dragoman_probe({"probe_arg":
 	// "probe_value"}) (probe.go), so it can match the rendered markup.
 	Detect func(sourceAndProbe string) bool
+	// Force, when not nil, says how to force one call of this family on a
+	// runtime that constrains output only to a JSON Schema (force.go).
+	Force *ForcedCall
 	// ThinkOpen is the marker that opens reasoning; a rendered prompt that
 	// ends with it leaves reasoning open ("forced open"). Empty when the
 	// family has no reasoning markup.

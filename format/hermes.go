@@ -18,6 +18,8 @@ func init() {
 		ID:        "hermes",
 		Aliases:   []string{"qwen3", "qwen25", "qwen3-thinking", "json_tools"},
 		ThinkOpen: "<think>",
+		// The layout the templates render: the body on a line of its own.
+		Force: &ForcedCall{Open: hermesOpen + "\n", Close: "\n" + hermesClose, Body: nameArgumentsBody},
 		New: func(o Options) Parser {
 			return newEngine(&markup{
 				thinkOpen: "<think>", thinkClose: "</think>",

@@ -77,11 +77,14 @@ type engine struct {
 
 func newEngine(m *markup, opts Options) *engine {
 	e := &engine{m: *m, opts: opts}
-	e.thinkMarkers = append(e.markerSpace[:0], m.thinkClose)
-	if m.callEndsThinking {
-		e.thinkMarkers = append(e.thinkMarkers, m.callOpen...)
+	if opts.NoCalls { // reasoning only: call markup is content
+		e.m.callOpen, e.m.callEndsThinking = nil, false
 	}
-	e.callFirst, e.callFirstOK = sharedFirstByte(m.callOpen)
+	e.thinkMarkers = append(e.markerSpace[:0], m.thinkClose)
+	if e.m.callEndsThinking {
+		e.thinkMarkers = append(e.thinkMarkers, e.m.callOpen...)
+	}
+	e.callFirst, e.callFirstOK = sharedFirstByte(e.m.callOpen)
 	e.thinkFirst, e.thinkFirstOK = sharedFirstByte(e.thinkMarkers)
 	if opts.ReasoningOpen && m.thinkClose != "" {
 		e.state = inThinking

@@ -199,9 +199,17 @@ func TestOpenAIOwnModeStream(t *testing.T) {
 }
 
 func TestOpenAIToolChoiceNoneLeavesToolsOut(t *testing.T) {
-	rt := qwenRuntime(backend.Chunk{Text: "It is sunny."}, backend.Chunk{FinishReason: chat.FinishStop})
+	// A model that writes call markup anyway: with no tool offered it stays text.
+	rt := qwenRuntime(backend.Chunk{Text: weatherCall}, backend.Chunk{FinishReason: chat.FinishStop})
 	ts := newFakeGateway(t, Config{}, rt)
 	v := decodeBody(t, post(t, ts.URL+"/v1/chat/completions", chatBody(`"tool_choice":"none"`)))
+	if path(v, "choices", 0, "message", "content") != weatherCall || path(v, "choices", 0, "message", "tool_calls") != nil {
+		t.Errorf("tool_choice none: call markup parsed into a call: %v", v)
+	}
+
+	rt = qwenRuntime(backend.Chunk{Text: "It is sunny."}, backend.Chunk{FinishReason: chat.FinishStop})
+	ts = newFakeGateway(t, Config{}, rt)
+	v = decodeBody(t, post(t, ts.URL+"/v1/chat/completions", chatBody(`"tool_choice":"none"`)))
 	if path(v, "choices", 0, "message", "content") != "It is sunny." || path(v, "choices", 0, "finish_reason") != "stop" {
 		t.Errorf("answer %v", v)
 	}
@@ -376,5 +384,38 @@ func TestModelsList(t *testing.T) {
 	}
 	if !ids["qwen"] || !ids["fast"] || path(v, "object") != "list" {
 		t.Errorf("models %v", v)
+	}
+}
+
+// tool_choice "required" and a named function, in own mode on a runtime that
+// takes a JSON Schema: the prompt ends with the call opener, the output is
+// constrained to the body, and the body comes back as a call.
+func TestOpenAIForcedCall(t *testing.T) {
+	body := `{"name": "get_weather", "arguments": {"city": "Oslo"}}`
+	for _, choice := range []string{`"required"`, `{"type":"function","function":{"name":"get_weather"}}`} {
+		rt := qwenRuntime(backend.Chunk{Text: body[:20]}, backend.Chunk{Text: body[20:]}, backend.Chunk{FinishReason: chat.FinishStop})
+		ts := newFakeGateway(t, Config{}, rt)
+		v := decodeBody(t, post(t, ts.URL+"/v1/chat/completions", chatBody(`"tool_choice":`+choice)))
+		call := path(v, "choices", 0, "message", "tool_calls", 0)
+		if path(call, "function", "name") != "get_weather" || path(call, "function", "arguments") != `{"city": "Oslo"}` {
+			t.Errorf("%s: answer %v", choice, v)
+		}
+		c := rt.completes[0]
+		if !strings.HasSuffix(c.Prompt, "<|im_start|>assistant\n<tool_call>\n") || !strings.Contains(string(c.JSONSchema), `"const":"get_weather"`) {
+			t.Errorf("%s: prompt ends %q, schema %s", choice, c.Prompt[max(0, len(c.Prompt)-40):], c.JSONSchema)
+		}
+	}
+}
+
+// Where a forced call cannot be enforced, the request is refused rather than
+// sent unconstrained.
+func TestOpenAIForcedCallUnsupported(t *testing.T) {
+	rt := qwenRuntime(backend.Chunk{Text: "prose"})
+	rt.kind = backend.OpenAI // a generic server: no output constraint for raw prompts
+	ts := newFakeGateway(t, Config{}, rt)
+	resp := post(t, ts.URL+"/v1/chat/completions", chatBody(`"tool_choice":"required"`))
+	v := decodeBody(t, resp)
+	if resp.StatusCode != 400 || path(v, "error", "param") != "tool_choice" || len(rt.completes) != 0 {
+		t.Errorf("status %d, body %v, completions %d", resp.StatusCode, v, len(rt.completes))
 	}
 }

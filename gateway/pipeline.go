@@ -61,10 +61,14 @@ type exchange struct {
 	out answer
 	rt  *route
 
-	parser  format.Parser // nil when calls are not parsed
-	pending map[int]*chat.ToolCall
-	calls   int // calls delivered so far
-	begun   bool
+	parser format.Parser // nil when calls are not parsed
+	// prefill and suffix are what a forced call put at the end of the prompt
+	// and what follows the constrained body: the parser reads them around
+	// the output, as if the model had written them.
+	prefill, suffix string
+	pending         map[int]*chat.ToolCall
+	calls           int // calls delivered so far
+	begun           bool
 }
 
 // run answers req through out. An error returned before out.begin is the
@@ -163,7 +167,7 @@ func (x *exchange) startOwn(ctx context.Context) (backend.Stream, error) {
 	x.rec.Prompt = prompt
 	st := x.rt.state
 	if st.family != nil && (len(tools) > 0 || st.family.ThinkOpen != "") {
-		opts := format.Options{Tools: tools, ReasoningOpen: format.ForcedOpen(st.family, prompt)}
+		opts := format.Options{Tools: tools, NoCalls: len(tools) == 0, ReasoningOpen: format.ForcedOpen(st.family, prompt)}
 		if e := x.req.Reasoning.Enabled; e != nil && !*e {
 			opts.ReasoningDisabled = true
 		}
@@ -176,8 +180,13 @@ func (x *exchange) startOwn(ctx context.Context) (backend.Stream, error) {
 		Model: x.rt.model, Prompt: prompt, MaxTokens: x.req.MaxTokens,
 		Temperature: x.req.Temperature, TopP: x.req.TopP, Seed: x.req.Seed, Stop: x.req.Stop,
 	}
+	if mode := x.req.ToolChoice.Mode; (mode == chat.ToolRequired || mode == chat.ToolNamed) && len(tools) > 0 {
+		if err := x.forceCall(tools, &creq); err != nil {
+			return nil, err
+		}
+	}
 	if st.tok != nil {
-		if creq.ContextLength, err = x.contextFor(st.tok.Count(prompt)); err != nil {
+		if creq.ContextLength, err = x.contextFor(st.tok.Count(creq.Prompt)); err != nil {
 			return nil, err
 		}
 	}
@@ -189,6 +198,42 @@ func (x *exchange) startOwn(ctx context.Context) (backend.Stream, error) {
 		return nil, upstreamFailure(err)
 	}
 	return s, nil
+}
+
+// forceCall makes tool_choice "required" or a named function hold: the
+// prompt ends with the family's call opener and the output is constrained to
+// the call's JSON body. Where that cannot be done the request is refused,
+// never sent unconstrained as if the choice were "auto".
+func (x *exchange) forceCall(tools []chat.Tool, creq *backend.CompleteRequest) error {
+	f, kind := x.rt.state.family, x.rt.up.be.Kind()
+	choice := `tool_choice "required"`
+	if x.req.ToolChoice.Mode == chat.ToolNamed {
+		choice = fmt.Sprintf("tool_choice naming %q", x.req.ToolChoice.Name)
+	}
+	switch {
+	case f == nil || f.Force == nil:
+		name := "unknown"
+		if f != nil {
+			name = f.ID
+		}
+		return &requestError{msg: fmt.Sprintf("%s cannot be enforced for this model yet: its tool-call format (%s) has no forced-call constraint; send \"auto\"", choice, name), param: "tool_choice"}
+	case !kind.TakesJSONSchema():
+		return &requestError{msg: fmt.Sprintf("%s cannot be enforced on %s: it takes no output constraint for raw prompts; send \"auto\"", choice, kind), param: "tool_choice"}
+	}
+	only := ""
+	if x.req.ToolChoice.Mode == chat.ToolNamed {
+		only = x.req.ToolChoice.Name
+	}
+	body, err := f.Force.Body(tools, only)
+	if err != nil {
+		return &requestError{msg: fmt.Sprintf("%s: %v", choice, err), param: "tools"}
+	}
+	creq.Prompt += f.Force.Open
+	creq.JSONSchema = body
+	x.rec.Prompt = creq.Prompt
+	x.prefill, x.suffix = f.Force.Open, f.Force.Close
+	x.rec.Decide(fmt.Sprintf("%s: the prompt ends with the call opener %q and the output is constrained to the call's JSON body", choice, f.Force.Open))
+	return nil
 }
 
 // Context sizes for Ollama's num_ctx: at least minContext, then powers of
@@ -408,6 +453,11 @@ func (x *exchange) pump(ctx context.Context, cancel context.CancelFunc, stream b
 		return err
 	}
 	x.begun = true
+	if x.prefill != "" && x.parser != nil {
+		if err := x.events(x.parser.Feed(x.prefill)); err != nil {
+			return err
+		}
+	}
 	var raw strings.Builder
 	var finish chat.FinishReason
 	var usage chat.Usage
@@ -441,6 +491,11 @@ func (x *exchange) pump(ctx context.Context, cancel context.CancelFunc, stream b
 		}
 	}
 	x.rec.Completion = raw.String()
+	if x.suffix != "" && x.parser != nil {
+		if err := x.events(x.parser.Feed(x.suffix)); err != nil {
+			return err
+		}
+	}
 	if err := x.closeParser(); err != nil {
 		return err
 	}
@@ -494,15 +549,16 @@ func (x *exchange) deliverCall(c chat.ToolCall) error {
 	if c.Type == "" {
 		c.Type = "function"
 	}
+	return x.emitCall(c)
+}
+
+// emitCall hands a whole call to the client and the trace; a call of a tool
+// the request did not offer gets a diagnostic.
+func (x *exchange) emitCall(c chat.ToolCall) error {
 	if !x.offered(c.Function.Name) {
 		x.rec.Diagnostics = append(x.rec.Diagnostics, trace.Diagnostic{Code: "unknown-tool",
 			Message: fmt.Sprintf("the model called %q, which the request did not offer", c.Function.Name)})
 	}
-	return x.emitCall(c)
-}
-
-// emitCall hands a whole call to the client and the trace.
-func (x *exchange) emitCall(c chat.ToolCall) error {
 	x.rec.Calls = append(x.rec.Calls, c)
 	i := x.calls
 	x.calls++
