@@ -410,12 +410,20 @@ func TestOpenAIForcedCall(t *testing.T) {
 // Where a forced call cannot be enforced, the request is refused rather than
 // sent unconstrained.
 func TestOpenAIForcedCallUnsupported(t *testing.T) {
-	rt := qwenRuntime(backend.Chunk{Text: "prose"})
-	rt.kind = backend.OpenAI // a generic server: no output constraint for raw prompts
-	ts := newFakeGateway(t, Config{}, rt)
-	resp := post(t, ts.URL+"/v1/chat/completions", chatBody(`"tool_choice":"required"`))
-	v := decodeBody(t, resp)
-	if resp.StatusCode != 400 || path(v, "error", "param") != "tool_choice" || len(rt.completes) != 0 {
-		t.Errorf("status %d, body %v, completions %d", resp.StatusCode, v, len(rt.completes))
+	generic := qwenRuntime(backend.Chunk{Text: "prose"})
+	generic.kind = backend.OpenAI // a generic server: no output constraint for raw prompts
+	relay := qwenRuntime(backend.Chunk{Text: "prose"})
+	relay.url, relay.canComplete = "http://127.0.0.1:2", false // Ollama's chat API ignores tool_choice
+	relay.models = map[string]backend.ModelInfo{"relayed": relay.models["qwen"]}
+	ts := newFakeGateway(t, Config{}, generic, relay)
+	for _, model := range []string{"qwen", "relayed"} {
+		resp := post(t, ts.URL+"/v1/chat/completions", strings.Replace(chatBody(`"tool_choice":"required"`), `"qwen"`, `"`+model+`"`, 1))
+		v := decodeBody(t, resp)
+		if resp.StatusCode != 400 || path(v, "error", "param") != "tool_choice" {
+			t.Errorf("%s: status %d, body %v", model, resp.StatusCode, v)
+		}
+	}
+	if len(generic.completes)+len(relay.chats)+len(relay.completes) != 0 {
+		t.Error("an unenforceable forced call reached a runtime")
 	}
 }

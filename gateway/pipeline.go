@@ -278,6 +278,10 @@ func (x *exchange) startRelay(ctx context.Context) (backend.Stream, error) {
 	if len(req.Tools) == 0 && x.req.ToolChoice.Mode == chat.ToolNone {
 		req.ToolChoice = chat.ToolChoice{}
 	}
+	if m := req.ToolChoice.Mode; (m == chat.ToolRequired || m == chat.ToolNamed) && len(req.Tools) > 0 && x.rt.up.be.Kind() == backend.Ollama {
+		// Ollama's chat API accepts tool_choice and ignores it.
+		return nil, &requestError{msg: `tool_choice "required" or a named function cannot be enforced through Ollama's chat API (relay mode); use own mode, or send "auto"`, param: "tool_choice"}
+	}
 	if f := x.rt.state.family; f != nil && len(req.Tools) > 0 {
 		x.parser = f.New(format.Options{Tools: req.Tools})
 	}
