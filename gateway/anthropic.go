@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/dragoman-dev/dragoman/chat"
 	"github.com/dragoman-dev/dragoman/trace"
@@ -391,61 +389,29 @@ func decodeAnthropicToolChoice(raw json.RawMessage, req *chat.Request) error {
 	return nil
 }
 
-// handleAnthropicMessages serves POST /v1/messages.
-func (s *Server) handleAnthropicMessages(w http.ResponseWriter, r *http.Request) {
-	rec := &trace.Record{ID: newID("msg_"), API: "anthropic", Start: time.Now()}
-	w.Header().Set("X-Dragoman-Request-Id", rec.ID)
-	w.Header().Set("Request-Id", rec.ID)
-	s.metrics.started()
-	status := s.serveAnthropicMessages(w, r, rec)
-	rec.Timings.TotalMS = rec.Since()
-	s.traces.Put(rec)
-	s.metrics.finished("anthropic", status)
-}
-
-func (s *Server) serveAnthropicMessages(w http.ResponseWriter, r *http.Request, rec *trace.Record) int {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
-	if err != nil {
-		writeAnthropicError(w, http.StatusRequestEntityTooLarge, "request_too_large", "request body: "+err.Error())
-		return http.StatusRequestEntityTooLarge
-	}
-	req, notes, err := decodeAnthropic(body)
-	if err != nil {
-		return s.anthropicFailure(w, rec, err)
-	}
-	rec.Model = req.Model
-	for _, n := range notes {
-		rec.Decide(n)
-	}
-	var out answer
-	var collect *anthropicCollector
-	var stream *anthropicStream
-	if req.Stream {
-		stream = newAnthropicStream(w)
-		out = stream
-	} else {
-		collect = &anthropicCollector{}
-		out = collect
-	}
-	if err := s.run(r.Context(), req, rec, out); err != nil {
-		if stream != nil && stream.started {
-			return http.StatusOK // the stream has begun; the client was told in it
+// anthropicMessages is the Anthropic Messages dialect (POST /v1/messages).
+var anthropicMessages = &dialect{
+	api:      "anthropic",
+	idPrefix: "msg_",
+	idHeader: "Request-Id",
+	decode: func(body []byte, rec *trace.Record) (*chat.Request, error) {
+		req, notes, err := decodeAnthropic(body)
+		for _, n := range notes {
+			rec.Decide(n)
 		}
-		return s.anthropicFailure(w, rec, err)
-	}
-	if collect != nil {
-		return collect.write(w, rec)
-	}
-	return http.StatusOK
-}
-
-// anthropicFailure writes err as an Anthropic error with the status its kind
-// calls for.
-func (s *Server) anthropicFailure(w http.ResponseWriter, rec *trace.Record, err error) int {
-	rec.Error = err.Error()
-	status, _, _ := errorStatus(err)
-	writeAnthropicError(w, status, anthropicErrorType(status), err.Error())
-	return status
+		return req, err
+	},
+	respond: func(w http.ResponseWriter, req *chat.Request) response {
+		if req.Stream {
+			return newAnthropicStream(w)
+		}
+		return &anthropicCollector{}
+	},
+	fail: func(w http.ResponseWriter, err error) int {
+		status, _, _ := errorStatus(err)
+		writeAnthropicError(w, status, anthropicErrorType(status), err.Error())
+		return status
+	},
 }
 
 // anthropicErrorType is the Messages API's error type for an HTTP status.
@@ -592,6 +558,7 @@ func (c *anthropicCollector) finish(r chat.FinishReason, u chat.Usage, _ []trace
 	return nil
 }
 func (c *anthropicCollector) fail(err error) error { c.failure = err; return nil }
+func (c *anthropicCollector) begun() bool          { return false }
 
 // contentBlocks renders the collected blocks; an answer with none has an
 // empty content list, as the Messages API sends it.
@@ -617,7 +584,7 @@ func (c *anthropicCollector) contentBlocks() ([]any, []trace.Diagnostic) {
 
 // write sends the collected answer; a broken-off answer is an error that
 // still carries everything the model produced.
-func (c *anthropicCollector) write(w http.ResponseWriter, rec *trace.Record) int {
+func (c *anthropicCollector) complete(w http.ResponseWriter, rec *trace.Record) int {
 	content, diags := c.contentBlocks()
 	rec.Diagnostics = append(rec.Diagnostics, diags...)
 	msg := anthropicMessageOut{ID: c.id, Type: "message", Role: "assistant", Model: c.model, Content: content,
@@ -654,6 +621,9 @@ type anthropicStream struct {
 	next      int    // index of the next block
 	diags     []trace.Diagnostic
 }
+
+func (s *anthropicStream) begun() bool                                     { return s.started }
+func (s *anthropicStream) complete(http.ResponseWriter, *trace.Record) int { return http.StatusOK }
 
 func newAnthropicStream(w http.ResponseWriter) *anthropicStream {
 	s := &anthropicStream{w: w, flush: func() {}}

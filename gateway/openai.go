@@ -188,54 +188,24 @@ func decodeResponseFormat(raw json.RawMessage) (*chat.ResponseFormat, error) {
 	return nil, &requestError{msg: fmt.Sprintf("response_format type %q: want text, json_object or json_schema", rf.Type), param: "response_format"}
 }
 
-// handleOpenAIChat serves POST /v1/chat/completions.
-func (s *Server) handleOpenAIChat(w http.ResponseWriter, r *http.Request) {
-	rec := &trace.Record{ID: newID("chatcmpl-"), API: "openai", Start: time.Now()}
-	w.Header().Set("X-Dragoman-Request-Id", rec.ID)
-	s.metrics.started()
-	status := s.serveOpenAIChat(w, r, rec)
-	rec.Timings.TotalMS = rec.Since()
-	s.traces.Put(rec)
-	s.metrics.finished("openai", status)
-}
-
-func (s *Server) serveOpenAIChat(w http.ResponseWriter, r *http.Request, rec *trace.Record) int {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
-	if err != nil {
-		writeOpenAIError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "request body: "+err.Error(), "")
-		return http.StatusRequestEntityTooLarge
-	}
-	req, err := decodeOpenAI(body)
-	if err != nil {
-		return s.openAIFailure(w, rec, err)
-	}
-	rec.Model = req.Model
-	var out answer
-	var collect *openAICollector
-	if req.Stream {
-		out = newOpenAIStream(w, req.IncludeUsage)
-	} else {
-		collect = &openAICollector{}
-		out = collect
-	}
-	if err := s.run(r.Context(), req, rec, out); err != nil {
-		if collect == nil && out.(*openAIStream).started {
-			return http.StatusOK // the stream has begun; the client was told in it
+// openAIChat is the OpenAI Chat Completions dialect (POST /v1/chat/completions).
+var openAIChat = &dialect{
+	api:      "openai",
+	idPrefix: "chatcmpl-",
+	decode: func(body []byte, _ *trace.Record) (*chat.Request, error) {
+		return decodeOpenAI(body)
+	},
+	respond: func(w http.ResponseWriter, req *chat.Request) response {
+		if req.Stream {
+			return newOpenAIStream(w, req.IncludeUsage)
 		}
-		return s.openAIFailure(w, rec, err)
-	}
-	if collect != nil {
-		return collect.write(w, rec)
-	}
-	return http.StatusOK
-}
-
-// openAIFailure writes err as an OpenAI error with the status its kind calls for.
-func (s *Server) openAIFailure(w http.ResponseWriter, rec *trace.Record, err error) int {
-	rec.Error = err.Error()
-	status, typ, param := errorStatus(err)
-	writeOpenAIError(w, status, typ, err.Error(), param)
-	return status
+		return &openAICollector{}
+	},
+	fail: func(w http.ResponseWriter, err error) int {
+		status, typ, param := errorStatus(err)
+		writeOpenAIError(w, status, typ, err.Error(), param)
+		return status
+	},
 }
 
 // errorStatus maps a pipeline error to an HTTP status, an OpenAI error type
@@ -245,6 +215,8 @@ func errorStatus(err error) (int, string, string) {
 	var ue *upstreamError
 	var nf *errModelNotFound
 	switch {
+	case errors.As(err, &re) && re.status != 0:
+		return re.status, "invalid_request_error", re.param
 	case errors.As(err, &re):
 		return http.StatusBadRequest, "invalid_request_error", re.param
 	case errors.As(err, &nf):
@@ -331,10 +303,11 @@ func (c *openAICollector) finish(r chat.FinishReason, u chat.Usage, d []trace.Di
 	return nil
 }
 func (c *openAICollector) fail(err error) error { c.failure = err; return nil }
+func (c *openAICollector) begun() bool          { return false }
 
-// write sends the collected answer; a broken-off answer is an error that
+// complete sends the collected answer; a broken-off answer is an error that
 // still carries everything the model produced.
-func (c *openAICollector) write(w http.ResponseWriter, rec *trace.Record) int {
+func (c *openAICollector) complete(w http.ResponseWriter, rec *trace.Record) int {
 	type message struct {
 		Role      string           `json:"role"`
 		Content   *string          `json:"content"`
@@ -389,6 +362,9 @@ type openAIStream struct {
 	created      int64
 	started      bool
 }
+
+func (s *openAIStream) begun() bool                                     { return s.started }
+func (s *openAIStream) complete(http.ResponseWriter, *trace.Record) int { return http.StatusOK }
 
 func newOpenAIStream(w http.ResponseWriter, includeUsage bool) *openAIStream {
 	s := &openAIStream{w: w, includeUsage: includeUsage, flush: func() {}}

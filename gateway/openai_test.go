@@ -427,3 +427,17 @@ func TestOpenAIForcedCallUnsupported(t *testing.T) {
 		t.Error("an unenforceable forced call reached a runtime")
 	}
 }
+
+// A body over the limit is refused with 413, in each API's error shape.
+func TestRequestTooLarge(t *testing.T) {
+	ts := newFakeGateway(t, Config{}, qwenRuntime())
+	big := `{"model":"qwen","messages":[{"role":"user","content":"` + strings.Repeat("x", maxRequestBody) + `"}]}`
+	resp := post(t, ts.URL+"/v1/chat/completions", big)
+	if v := decodeBody(t, resp); resp.StatusCode != 413 || path(v, "error", "type") != "invalid_request_error" {
+		t.Errorf("openai: status %d, %v", resp.StatusCode, v)
+	}
+	resp = post(t, ts.URL+"/v1/messages", big)
+	if v := decodeBody(t, resp); resp.StatusCode != 413 || path(v, "error", "type") != "request_too_large" {
+		t.Errorf("anthropic: status %d, %v", resp.StatusCode, v)
+	}
+}

@@ -38,8 +38,12 @@ type answer interface {
 // before giving up on it.
 const idleTimeout = 2 * time.Minute
 
-// requestError is a problem with the client's request (HTTP 400).
-type requestError struct{ msg, param string }
+// requestError is a problem with the client's request: HTTP 400, or status
+// when set.
+type requestError struct {
+	msg, param string
+	status     int
+}
 
 func (e *requestError) Error() string { return e.msg }
 

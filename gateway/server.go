@@ -86,8 +86,8 @@ func (s *Server) Config() Config { return s.cfg }
 
 func (s *Server) routes() {
 	s.mux = http.NewServeMux()
-	s.mux.HandleFunc("POST /v1/chat/completions", s.handleOpenAIChat)
-	s.mux.HandleFunc("POST /v1/messages", s.handleAnthropicMessages)
+	s.mux.HandleFunc("POST /v1/chat/completions", s.serveChat(openAIChat))
+	s.mux.HandleFunc("POST /v1/messages", s.serveChat(anthropicMessages))
 	s.mux.HandleFunc("GET /v1/models", s.handleModels)
 	s.mux.HandleFunc("GET /v1/dragoman/requests/{id}", s.handleTrace)
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {

@@ -1,0 +1,79 @@
+package gateway
+
+import (
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/dragoman-dev/dragoman/chat"
+	"github.com/dragoman-dev/dragoman/trace"
+)
+
+// dialect is one client API: how its requests are read and how its answers
+// and errors are written. serveChat runs the requests of every dialect the
+// same way.
+type dialect struct {
+	// api names it in traces and metrics; idPrefix starts its response ids;
+	// idHeader, when set, is a header of its own that also carries the id.
+	api, idPrefix, idHeader string
+	// decode reads a request body; it may note decisions in rec.
+	decode func(body []byte, rec *trace.Record) (*chat.Request, error)
+	// respond makes the answer for req: a stream, which writes as the answer
+	// is produced, or a collector, which writes it when complete.
+	respond func(w http.ResponseWriter, req *chat.Request) response
+	// fail writes err, met before anything was written, in the dialect's
+	// error shape and returns the HTTP status.
+	fail func(w http.ResponseWriter, err error) int
+}
+
+// response is an answer that knows whether it has begun writing, and that
+// writes what it collected once the pipeline is done.
+type response interface {
+	answer
+	// begun reports whether anything has been written to the client.
+	begun() bool
+	// complete writes a collected answer and returns the status; a stream
+	// has nothing left to write.
+	complete(w http.ResponseWriter, rec *trace.Record) int
+}
+
+// serveChat is the handler of a dialect's chat endpoint: every request gets
+// an id, a trace and its metrics, whatever becomes of it.
+func (s *Server) serveChat(d *dialect) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		rec := &trace.Record{ID: newID(d.idPrefix), API: d.api, Start: time.Now()}
+		w.Header().Set("X-Dragoman-Request-Id", rec.ID)
+		if d.idHeader != "" {
+			w.Header().Set(d.idHeader, rec.ID)
+		}
+		s.metrics.started()
+		status := s.chat(w, r, d, rec)
+		rec.Timings.TotalMS = rec.Since()
+		s.traces.Put(rec)
+		s.metrics.finished(d.api, status)
+	}
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request, d *dialect, rec *trace.Record) int {
+	failed := func(err error) int {
+		rec.Error = err.Error()
+		return d.fail(w, err)
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
+	if err != nil {
+		return failed(&requestError{msg: "request body: " + err.Error(), status: http.StatusRequestEntityTooLarge})
+	}
+	req, err := d.decode(body, rec)
+	if err != nil {
+		return failed(err)
+	}
+	rec.Model = req.Model
+	out := d.respond(w, req)
+	if err := s.run(r.Context(), req, rec, out); err != nil {
+		if out.begun() {
+			return http.StatusOK // the stream has begun; the client was told in it
+		}
+		return failed(err)
+	}
+	return out.complete(w, rec)
+}
