@@ -38,6 +38,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"time"
+
+	"github.com/dragoman-dev/dragoman/scripts/perfdoc"
 )
 
 type options struct {
@@ -127,7 +129,7 @@ func drive(o options) error {
 		return fmt.Errorf("run from the repository root (%v)", err)
 	}
 	started := time.Now()
-	loadStart := loadAvg()
+	loadStart := perfdoc.LoadAvg()
 	tmp, err := os.MkdirTemp("", "perfgateway-")
 	if err != nil {
 		return err
@@ -175,13 +177,13 @@ func drive(o options) error {
 		return err
 	}
 	r.elapsed = time.Since(started)
-	r.load = loadStart + " at the start, " + loadAvg() + " at the end"
+	r.load = loadStart + " at the start, " + perfdoc.LoadAvg() + " at the end"
 	section := report(r)
 	if o.out == "" {
 		fmt.Print(section)
 		return nil
 	}
-	if err := writeSection(o.out, section); err != nil {
+	if err := perfdoc.WriteSection(o.out, "## Gateway", section); err != nil {
 		return err
 	}
 	logf("perfgateway: wrote %s", o.out)

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/dragoman-dev/dragoman/scripts/perfdoc"
 )
 
 // Goals from issue #5.
@@ -37,9 +34,9 @@ func report(r *results) string {
 
 	w("| | |\n|---|---|\n")
 	w("| Date | %s |\n", r.started.UTC().Format("2006-01-02 15:04 UTC"))
-	w("| Commit | %s |\n", commit())
+	w("| Commit | %s |\n", perfdoc.Commit("."))
 	w("| Go | %s %s/%s, GOMAXPROCS=%d |\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
-	w("| CPU | %s, %d cores |\n", cpuModel(), runtime.NumCPU())
+	w("| CPU | %s |\n", perfdoc.CPU())
 	w("| Load average | %s |\n", r.load)
 	w("| Run time | %s |\n\n", r.elapsed.Round(time.Second))
 	w("A load average above zero means other work shared the machine. Client, fake upstream and gateway also share ")
@@ -236,70 +233,4 @@ func size(b uint64) string {
 		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", b)
-}
-
-// loadAvg is the 1-, 5- and 15-minute load average from /proc/loadavg.
-func loadAvg() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	f := strings.Fields(string(data))
-	if err != nil || len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
-}
-
-func cpuModel() string {
-	data, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return "unknown"
-	}
-	for line := range strings.SplitSeq(string(data), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown"
-}
-
-// commit names HEAD, with "-dirty" when the work tree has changes.
-func commit() string {
-	out, err := exec.Command("git", "describe", "--always", "--dirty", "--abbrev=12").Output()
-	if err == nil {
-		return string(bytes.TrimSpace(out))
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				return s.Value
-			}
-		}
-	}
-	return "unknown"
-}
-
-// writeSection replaces the document's "## Gateway" section (up to the next
-// "## " heading) with section, or appends it after the others. The rest of
-// the document is kept as it is.
-func writeSection(path, section string) error {
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	doc := string(old)
-	var out string
-	if i := strings.Index(doc, "\n## Gateway\n"); i >= 0 {
-		end := len(doc)
-		if j := strings.Index(doc[i+1:], "\n## "); j >= 0 {
-			end = i + 1 + j + 1
-		}
-		rest := doc[end:]
-		out = doc[:i+1] + section
-		if rest != "" {
-			out = strings.TrimRight(out, "\n") + "\n\n" + rest
-		}
-	} else {
-		out = strings.TrimRight(doc, "\n") + "\n\n" + section
-	}
-	out = strings.TrimRight(out, "\n") + "\n"
-	return os.WriteFile(path, []byte(out), 0o644)
 }

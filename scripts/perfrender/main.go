@@ -15,23 +15,21 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"cmp"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/dragoman-dev/dragoman/jinja"
+	"github.com/dragoman-dev/dragoman/scripts/perfdoc"
 	"github.com/dragoman-dev/dragoman/template"
 )
 
@@ -99,7 +97,7 @@ func main() {
 	if len(pairs) == 0 {
 		fail("no pairs in %s", *corpus)
 	}
-	loadStart := loadAvg()
+	loadStart := perfdoc.LoadAvg()
 	started := time.Now()
 
 	now, _ := template.NowFunc("2026-01-15T12:00:00")
@@ -193,7 +191,7 @@ func main() {
 	elapsed := time.Since(started)
 
 	section := report(pairs, &or, env{
-		started: started, elapsed: elapsed, load: loadStart + " at the start, " + loadAvg() + " at the end",
+		started: started, elapsed: elapsed, load: loadStart + " at the start, " + perfdoc.LoadAvg() + " at the end",
 		minTime: *minTime, rounds: *rounds, only: *only,
 	})
 	if *rawOut != "" {
@@ -205,7 +203,7 @@ func main() {
 		fmt.Print(section)
 		return
 	}
-	if err := writeSection(*out, section, started); err != nil {
+	if err := perfdoc.WriteSection(*out, "## Render", section); err != nil {
 		fail("%v", err)
 	}
 	log("perfrender: wrote %s", *out)
@@ -419,10 +417,10 @@ func report(pairs []*pair, or *oracleInfo, e env) string {
 
 	w("| | |\n|---|---|\n")
 	w("| Date | %s |\n", e.started.UTC().Format("2006-01-02 15:04 UTC"))
-	w("| Commit | %s |\n", commit())
+	w("| Commit | %s |\n", perfdoc.Commit("."))
 	w("| Go | %s %s/%s, GOMAXPROCS=%d |\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
 	w("| Python | %s, Jinja2 %s, MarkupSafe %s |\n", or.Python, or.Jinja2, or.MarkupSafe)
-	w("| CPU | %s, %d cores |\n", cpuModel(), runtime.NumCPU())
+	w("| CPU | %s |\n", perfdoc.CPU())
 	w("| Load average | %s |\n", e.load)
 	w("| Run time | %s |\n\n", e.elapsed.Round(time.Second))
 	w("A load average above zero means other work shared the machine: absolute times then move between runs by tens of ")
@@ -511,86 +509,6 @@ func size(b float64) string {
 		return fmt.Sprintf("%.1f KiB", b/(1<<10))
 	}
 	return fmt.Sprintf("%.0f B", b)
-}
-
-// loadAvg is the 1-, 5- and 15-minute load average from /proc/loadavg.
-func loadAvg() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	f := strings.Fields(string(data))
-	if err != nil || len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
-}
-
-func cpuModel() string {
-	data, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return "unknown"
-	}
-	for line := range strings.SplitSeq(string(data), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown"
-}
-
-// commit names HEAD, with "-dirty" when the work tree has changes.
-func commit() string {
-	out, err := exec.Command("git", "describe", "--always", "--dirty", "--abbrev=12").Output()
-	if err == nil {
-		return string(bytes.TrimSpace(out))
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				return s.Value
-			}
-		}
-	}
-	return "unknown"
-}
-
-// writeSection replaces the "## Render" section of the file at path (up to the
-// next "## " heading) with section, or appends it; the intro above the first
-// section is rewritten with this run's date and commit. Other sections are kept.
-func writeSection(path, section string, when time.Time) error {
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	intro := fmt.Sprintf("# Performance\n\n"+
-		"The figures in this file are written by `scripts/perf.sh`; do not edit them by hand. "+
-		"Machine: %d cores (%s). Last written %s at commit %s.\n\n",
-		runtime.NumCPU(), cpuModel(), when.UTC().Format("2006-01-02"), commit())
-
-	lines := strings.SplitAfter(string(old), "\n")
-	var sections []string // each starts with "## "
-	for _, l := range lines {
-		if strings.HasPrefix(l, "## ") {
-			sections = append(sections, l)
-		} else if len(sections) > 0 {
-			sections[len(sections)-1] += l
-		}
-	}
-	replaced := false
-	for i, s := range sections {
-		if strings.TrimSpace(strings.SplitN(s, "\n", 2)[0]) == "## Render" {
-			sections[i], replaced = section, true
-		} else if !strings.HasSuffix(s, "\n\n") {
-			sections[i] = strings.TrimRight(s, "\n") + "\n\n"
-		}
-	}
-	if !replaced {
-		sections = append(sections, section)
-	}
-	text := intro + strings.Join(sections, "")
-	text = strings.TrimRight(text, "\n") + "\n"
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, []byte(text), 0o644)
 }
 
 func writeJSON(path string, pairs []*pair) error {

@@ -7,13 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"runtime"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/dragoman-dev/dragoman/bench/peers"
+	"github.com/dragoman-dev/dragoman/scripts/perfdoc"
 )
 
 func main() {
@@ -24,7 +24,7 @@ func main() {
 	flag.Parse()
 
 	start := time.Now()
-	load0 := loadavg()
+	load0 := perfdoc.LoadAvg()
 	var results []peers.Result
 	for _, p := range peers.Pairs {
 		c, err := peers.LoadCase(*root, p.Family, p.Ollama)
@@ -39,43 +39,10 @@ func main() {
 		fmt.Print(section)
 		return
 	}
-	doc, err := os.ReadFile(*out)
-	if err != nil {
+	if err := perfdoc.WriteSection(*out, "## Parse", section); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	if err := os.WriteFile(*out, []byte(replaceSection(string(doc), section)), 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-}
-
-// replaceSection puts section in place of the document's "## Parse" section,
-// or after its "## Render" section.
-func replaceSection(doc, section string) string {
-	if i := strings.Index(doc, "\n## Parse\n"); i >= 0 {
-		end := len(doc)
-		if j := strings.Index(doc[i+1:], "\n## "); j >= 0 {
-			end = i + 1 + j + 1
-		}
-		return doc[:i+1] + section + sep(doc[end:]) + doc[end:]
-	}
-	i := strings.Index(doc, "\n## Render\n")
-	if i < 0 {
-		return strings.TrimRight(doc, "\n") + "\n\n" + section
-	}
-	if j := strings.Index(doc[i+1:], "\n## "); j >= 0 {
-		k := i + 1 + j + 1
-		return doc[:k] + section + "\n" + doc[k:]
-	}
-	return strings.TrimRight(doc, "\n") + "\n\n" + section
-}
-
-func sep(rest string) string {
-	if rest == "" {
-		return ""
-	}
-	return "\n"
 }
 
 func render(rs []peers.Result, start time.Time, load0, root string) string {
@@ -100,11 +67,11 @@ func render(rs []peers.Result, start time.Time, load0, root string) string {
 	w("Each family Ollama v0.32.15 has a parser for (`model/parsers`) parses the same output, taken from the family's own vectors (`format/testdata/vectors/<id>.jsonl`: the case with text before and after a call, else the first with a call), in the same 4-byte chunks; the two sides take turns batch by batch in one process (%d batches each of at least %v, median batch mean). Each side is timed to its own native result: ours is `format.Run` over the family's parser (calls with arguments as JSON text, the OpenAI shape the gateway sends); theirs is `Init`, then `Add` per chunk and a final `Add(\"\", true)` (calls as `api.ToolCall`). Decoding both into maps to check that they agree happens outside the timing. Allocations per plain-text chunk are ours, `testing.AllocsPerRun` over a chunk of prose fed to a parser already in its content.\n\n", 5, "20ms")
 	w("| | |\n|---|---|\n")
 	w("| Date | %s |\n", start.UTC().Format("2006-01-02 15:04 UTC"))
-	w("| Commit | %s |\n", commit(root))
+	w("| Commit | %s |\n", perfdoc.Commit(root))
 	w("| Go | %s %s/%s, GOMAXPROCS=%d |\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
 	w("| Ollama | v0.32.15 (`model/parsers`) |\n")
-	w("| CPU | %s, %d cores |\n", cpuName(), runtime.NumCPU())
-	w("| Load average | %s at the start, %s at the end |\n", load0, loadavg())
+	w("| CPU | %s |\n", perfdoc.CPU())
+	w("| Load average | %s at the start, %s at the end |\n", load0, perfdoc.LoadAvg())
 	w("| Run time | %s |\n\n", time.Since(start).Round(time.Second))
 	w("A load average above zero means other work shared the machine: absolute figures then move between runs, the ratios less, since the two sides alternate.\n\n")
 	met := "met"
@@ -155,42 +122,3 @@ const disagreements = "`lfm2` (`lfm2`): Ollama's parser returns the first block'
 	"`cohere-command` (`cohere`): Ollama's parser expects the answer wrapped in `<|START_TEXT|>`/`<|START_RESPONSE|>` and keeps an action that follows bare text as content. " +
 	"Content differences (\"content differs\") are whitespace at the edges of a call, which Ollama trims and FORMATS.md keeps. " +
 	"Ollama's parsers assume a special token arrives whole (some release a split one as text), so both sides get 4-byte chunks that never split a `<|…|>` or `<｜…｜>` token; and `<|call|>` is removed from the end of the gpt-oss output, as Ollama's runtime consumes that stop token before its parser (which fails on it).\n"
-
-func commit(root string) string {
-	out, err := exec.Command("git", "-C", root, "rev-parse", "--short=12", "HEAD").Output()
-	if err != nil {
-		return "unknown"
-	}
-	c := strings.TrimSpace(string(out))
-	if st, _ := exec.Command("git", "-C", root, "status", "--porcelain").Output(); len(st) > 0 {
-		c += "-dirty"
-	}
-	return c
-}
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
-}
-
-func cpuName() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return runtime.GOARCH
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "model name") {
-			if i := strings.Index(l, ":"); i >= 0 {
-				return strings.TrimSpace(l[i+1:])
-			}
-		}
-	}
-	return runtime.GOARCH
-}
