@@ -535,7 +535,10 @@ type anthropicCollector struct {
 	failure   error
 }
 
-func (c *anthropicCollector) begin(id, model string) error { c.id, c.model = id, model; return nil }
+func (c *anthropicCollector) begin(id, model string, _ int) error {
+	c.id, c.model = id, model
+	return nil
+}
 
 func (c *anthropicCollector) add(kind, t string) {
 	if t == "" {
@@ -679,19 +682,20 @@ type anthropicMessageDelta struct {
 	Dragoman *dragomanExtra `json:"dragoman,omitempty"`
 }
 
-func (s *anthropicStream) begin(id, model string) error {
+func (s *anthropicStream) begin(id, model string, promptTokens int) error {
 	s.id, s.model, s.started = id, model, true
 	h := s.w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	s.w.WriteHeader(http.StatusOK)
-	// Input tokens are not known before the runtime reports usage at the
-	// end; message_delta carries them.
+	// Input tokens are known here where Dragoman counted the prompt (own
+	// mode with the model's tokenizer), else 0 until message_delta.
 	start := struct {
 		Type    string              `json:"type"`
 		Message anthropicMessageOut `json:"message"`
-	}{"message_start", anthropicMessageOut{ID: id, Type: "message", Role: "assistant", Model: model, Content: []any{}}}
+	}{"message_start", anthropicMessageOut{ID: id, Type: "message", Role: "assistant", Model: model, Content: []any{},
+		Usage: anthropicUsage{InputTokens: promptTokens}}}
 	if err := s.event("message_start", start); err != nil {
 		return err
 	}

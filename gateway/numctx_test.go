@@ -72,3 +72,22 @@ func TestOllamaContextFromPromptTokens(t *testing.T) {
 		t.Errorf("the refused prompt reached the runtime")
 	}
 }
+
+// Where the gateway counted the prompt, Anthropic's message_start carries
+// the input tokens (the runtime reports them only at the end).
+func TestAnthropicInputTokensAtStart(t *testing.T) {
+	gguf := tinyModel(t)
+	rt := &fakeRuntime{kind: backend.Ollama, url: "http://127.0.0.1:1", canComplete: true,
+		models: map[string]backend.ModelInfo{"tiny": {GGUFPath: gguf, ContextLength: 40960}},
+		script: []backend.Chunk{{Text: "ok"}, {FinishReason: chat.FinishStop}}}
+	ts := newFakeGateway(t, Config{}, rt)
+	resp := post(t, ts.URL+"/v1/messages", `{"model":"tiny","max_tokens":50,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+	events, _ := sseData(t, resp.Body)
+	if len(events) == 0 || path(events[0], "type") != "message_start" {
+		t.Fatalf("events %v", events)
+	}
+	in, _ := path(events[0], "message", "usage", "input_tokens").(float64)
+	if in < 5 || in > 50 {
+		t.Errorf("message_start input_tokens %v for a one-line chat", in)
+	}
+}

@@ -291,9 +291,12 @@ type openAICollector struct {
 	failure   error
 }
 
-func (c *openAICollector) begin(id, model string) error { c.id, c.model = id, model; return nil }
-func (c *openAICollector) content(t string) error       { c.text.WriteString(t); return nil }
-func (c *openAICollector) reasoning(t string) error     { c.thinking.WriteString(t); return nil }
+func (c *openAICollector) begin(id, model string, _ int) error {
+	c.id, c.model = id, model
+	return nil
+}
+func (c *openAICollector) content(t string) error   { c.text.WriteString(t); return nil }
+func (c *openAICollector) reasoning(t string) error { c.thinking.WriteString(t); return nil }
 func (c *openAICollector) call(_ int, tc chat.ToolCall) error {
 	c.calls = append(c.calls, tc)
 	return nil
@@ -397,7 +400,7 @@ type openAIChunk struct {
 	Dragoman *dragomanExtra      `json:"dragoman,omitempty"`
 }
 
-func (s *openAIStream) begin(id, model string) error {
+func (s *openAIStream) begin(id, model string, _ int) error {
 	s.id, s.model, s.created, s.started = id, model, time.Now().Unix(), true
 	h := s.w.Header()
 	h.Set("Content-Type", "text/event-stream")

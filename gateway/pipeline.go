@@ -24,7 +24,9 @@ import (
 // call, then exactly one of finish or fail. An error returned by a method
 // means the client is gone; the pipeline stops.
 type answer interface {
-	begin(id, model string) error
+	// begin comes first; promptTokens is the prompt's length where Dragoman
+	// counted it, else 0.
+	begin(id, model string, promptTokens int) error
 	content(text string) error
 	reasoning(text string) error
 	call(index int, c chat.ToolCall) error
@@ -457,7 +459,7 @@ func responseSchema(rf *chat.ResponseFormat) json.RawMessage {
 func (x *exchange) pump(ctx context.Context, cancel context.CancelFunc, stream backend.Stream) error {
 	idle := time.AfterFunc(idleTimeout, cancel)
 	defer idle.Stop()
-	if err := x.out.begin(x.rec.ID, x.req.Model); err != nil {
+	if err := x.out.begin(x.rec.ID, x.req.Model, x.rec.PromptTokens); err != nil {
 		return err
 	}
 	x.begun = true
@@ -511,6 +513,9 @@ func (x *exchange) pump(ctx context.Context, cancel context.CancelFunc, stream b
 		finish = chat.FinishToolCalls
 	} else if finish == "" || finish == chat.FinishToolCalls {
 		finish = chat.FinishStop
+	}
+	if usage.PromptTokens == 0 {
+		usage.PromptTokens = x.rec.PromptTokens // the runtime did not say; our count is exact
 	}
 	x.rec.FinishReason = string(finish)
 	return x.out.finish(finish, usage, x.rec.Diagnostics)
