@@ -2,6 +2,9 @@ package format
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/dragoman-dev/dragoman/chat"
@@ -71,4 +74,62 @@ func TestNoCalls(t *testing.T) {
 	if len(r.ToolCalls) != 0 || r.Reasoning != "hm" || r.Content != "Sure. <tool_call>\n{\"name\": \"add\", \"arguments\": {}}\n</tool_call>" {
 		t.Errorf("got %+v", r)
 	}
+}
+
+// Every corpus template of a family with a forced call renders calls exactly
+// as the forced call lays them out: the opener, a body the schema accepts,
+// the closer. Otherwise the forced prompt would end in markup the model was
+// never trained on.
+func TestForcedCallMatchesTemplates(t *testing.T) {
+	probeTools := []chat.Tool{{Type: "function", Function: chat.ToolFunction{Name: probeName, Parameters: json.RawMessage(
+		`{"type": "object", "properties": {"` + probeArg + `": {"type": "string"}}, "required": ["` + probeArg + `"]}`)}}}
+	checked := 0
+	for name, id := range templateMap(t) {
+		f, ok := Lookup(id)
+		if !ok || f.Force == nil {
+			continue
+		}
+		src, err := os.ReadFile(filepath.Join(sharedDir(t), "corpus", "templates", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		render := renderProbe(string(src))
+		if render == "" {
+			t.Errorf("%s: the probe conversation does not render", name)
+			continue
+		}
+		// The assistant's call: the opener whose block holds the probe's
+		// value (the system prompt may show the markup with placeholders).
+		var body string
+		ok, closed := false, false
+		for rest := render; !ok; {
+			var after string
+			if _, after, ok = strings.Cut(rest, f.Force.Open); !ok {
+				break
+			}
+			body, _, closed = strings.Cut(after, f.Force.Close)
+			ok = ok && strings.Contains(body, probeValue)
+			rest = after
+		}
+		if !ok || !closed {
+			t.Errorf("%s: the rendered call is not laid out as %q … %q:\n%s", name, f.Force.Open, f.Force.Close, render)
+			continue
+		}
+		schema, err := f.Force.Body(probeTools, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, _, err := grammar.FromJSONSchema(schema, grammar.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !g.Match(body) {
+			t.Errorf("%s: the body the template renders is not one the forced call's schema accepts: %q", name, body)
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no corpus template of a family with a forced call")
+	}
+	t.Logf("%d corpus templates render calls as the forced call lays them out", checked)
 }
