@@ -31,19 +31,30 @@ type OllamaBackend struct {
 
 // NewOllama returns a backend for the Ollama server at baseURL. A nil client
 // means http.DefaultClient. ModelsDir defaults to $OLLAMA_MODELS, else
-// ~/.ollama/models, as Ollama itself resolves it.
+// ~/.ollama/models as Ollama itself resolves it, else the store of Ollama's
+// Linux service (its user's home is /usr/share/ollama) when that exists.
 func NewOllama(baseURL string, client *http.Client) *OllamaBackend {
 	return &OllamaBackend{conn: newConn(Ollama, baseURL, "", client), ModelsDir: defaultOllamaModels()}
 }
+
+// serviceOllamaModels is where the Linux install script's service keeps models.
+const serviceOllamaModels = "/usr/share/ollama/.ollama/models"
 
 func defaultOllamaModels() string {
 	if d := os.Getenv("OLLAMA_MODELS"); d != "" {
 		return d
 	}
+	var own string
 	if home, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(home, ".ollama", "models")
+		own = filepath.Join(home, ".ollama", "models")
+		if _, err := os.Stat(filepath.Join(own, "manifests")); err == nil {
+			return own
+		}
 	}
-	return ""
+	if _, err := os.Stat(filepath.Join(serviceOllamaModels, "manifests")); err == nil {
+		return serviceOllamaModels
+	}
+	return own
 }
 
 func (o *OllamaBackend) Kind() Kind        { return Ollama }

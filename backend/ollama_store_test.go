@@ -90,3 +90,31 @@ func TestOllamaDefaults(t *testing.T) {
 		t.Errorf("%+v %s", o.ModelsDir, o.BaseURL())
 	}
 }
+
+// The model store: $OLLAMA_MODELS, else the user's ~/.ollama/models when it
+// holds models, else the Linux service's store when that exists.
+func TestDefaultOllamaModels(t *testing.T) {
+	t.Setenv("OLLAMA_MODELS", "/somewhere")
+	if got := defaultOllamaModels(); got != "/somewhere" {
+		t.Errorf("with OLLAMA_MODELS: %q", got)
+	}
+	t.Setenv("OLLAMA_MODELS", "")
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	own := filepath.Join(home, ".ollama", "models")
+	if err := os.MkdirAll(filepath.Join(own, "manifests"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := defaultOllamaModels(); got != own {
+		t.Errorf("with a store in the home directory: %q, want %q", got, own)
+	}
+	empty := t.TempDir()
+	t.Setenv("HOME", empty)
+	want := filepath.Join(empty, ".ollama", "models")
+	if _, err := os.Stat(filepath.Join(serviceOllamaModels, "manifests")); err == nil {
+		want = serviceOllamaModels
+	}
+	if got := defaultOllamaModels(); got != want {
+		t.Errorf("without a store in the home directory: %q, want %q", got, want)
+	}
+}
