@@ -616,10 +616,8 @@ func (c *anthropicCollector) complete(w http.ResponseWriter, rec *trace.Record) 
 // whenever the kind of output changes; calls arrive whole, so a tool_use
 // block carries its whole input in one input_json_delta.
 type anthropicStream struct {
-	w         http.ResponseWriter
-	flush     func()
+	sse
 	id, model string
-	started   bool
 	open      string // kind of the open block; "" when none is open
 	next      int    // index of the next block
 	diags     []trace.Diagnostic
@@ -629,11 +627,7 @@ func (s *anthropicStream) begun() bool                                     { ret
 func (s *anthropicStream) complete(http.ResponseWriter, *trace.Record) int { return http.StatusOK }
 
 func newAnthropicStream(w http.ResponseWriter) *anthropicStream {
-	s := &anthropicStream{w: w, flush: func() {}}
-	if f, ok := w.(http.Flusher); ok {
-		s.flush = f.Flush
-	}
-	return s
+	return &anthropicStream{sse: sse{w: w}}
 }
 
 type anthropicTypeOnly struct {
@@ -683,12 +677,8 @@ type anthropicMessageDelta struct {
 }
 
 func (s *anthropicStream) begin(id, model string, promptTokens int) error {
-	s.id, s.model, s.started = id, model, true
-	h := s.w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	s.w.WriteHeader(http.StatusOK)
+	s.id, s.model = id, model
+	s.start()
 	// Input tokens are known here where Dragoman counted the prompt (own
 	// mode with the model's tokenizer), else 0 until message_delta.
 	start := struct {
@@ -703,22 +693,6 @@ func (s *anthropicStream) begin(id, model string, promptTokens int) error {
 }
 
 // event writes one server-sent event and flushes it.
-func (s *anthropicStream) event(name string, v any) error {
-	var b bytes.Buffer
-	b.WriteString("event: " + name + "\ndata: ")
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	b.WriteString("\n")
-	if _, err := s.w.Write(b.Bytes()); err != nil {
-		return err
-	}
-	s.flush()
-	return nil
-}
-
 // startBlock closes the open block, if any, and starts a new one.
 func (s *anthropicStream) startBlock(kind string, block any) error {
 	if err := s.closeBlock(); err != nil {

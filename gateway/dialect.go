@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 	"time"
@@ -76,4 +78,54 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, d *dialect, rec *t
 		return failed(err)
 	}
 	return out.complete(w, rec)
+}
+
+// sse writes Server-Sent Events to the client, each flushed as soon as it is
+// written so that tokens reach the agent as they are made. The streams of
+// both dialects embed it.
+type sse struct {
+	w       http.ResponseWriter
+	started bool // the headers are sent
+	buf     bytes.Buffer
+	enc     *json.Encoder // writes into buf; made at the first event
+}
+
+// start sends the headers of an event stream.
+func (s *sse) start() {
+	s.started = true
+	h := s.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // proxies must not hold events back
+	s.w.WriteHeader(http.StatusOK)
+}
+
+// event writes one event: an "event: name" line when name is set, then v's
+// JSON as its data.
+func (s *sse) event(name string, v any) error {
+	if s.enc == nil {
+		s.enc = json.NewEncoder(&s.buf)
+		s.enc.SetEscapeHTML(false)
+	}
+	s.buf.Reset()
+	if name != "" {
+		s.buf.WriteString("event: " + name + "\n")
+	}
+	s.buf.WriteString("data: ")
+	if err := s.enc.Encode(v); err != nil { // Encode ends the line
+		return err
+	}
+	s.buf.WriteString("\n")
+	return s.write(s.buf.Bytes())
+}
+
+// write sends b as it is and flushes it.
+func (s *sse) write(b []byte) error {
+	if _, err := s.w.Write(b); err != nil {
+		return err
+	}
+	if f, ok := s.w.(http.Flusher); ok {
+		f.Flush()
+	}
+	return nil
 }

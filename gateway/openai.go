@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -358,23 +357,17 @@ func (c *openAICollector) complete(w http.ResponseWriter, rec *trace.Record) int
 // openAIStream writes an answer as Server-Sent Events of chat.completion.chunk
 // objects, flushing each.
 type openAIStream struct {
-	w            http.ResponseWriter
-	flush        func()
+	sse
 	includeUsage bool
 	id, model    string
 	created      int64
-	started      bool
 }
 
 func (s *openAIStream) begun() bool                                     { return s.started }
 func (s *openAIStream) complete(http.ResponseWriter, *trace.Record) int { return http.StatusOK }
 
 func newOpenAIStream(w http.ResponseWriter, includeUsage bool) *openAIStream {
-	s := &openAIStream{w: w, includeUsage: includeUsage, flush: func() {}}
-	if f, ok := w.(http.Flusher); ok {
-		s.flush = f.Flush
-	}
-	return s
+	return &openAIStream{sse: sse{w: w}, includeUsage: includeUsage}
 }
 
 type openAIDelta struct {
@@ -401,12 +394,8 @@ type openAIChunk struct {
 }
 
 func (s *openAIStream) begin(id, model string, _ int) error {
-	s.id, s.model, s.created, s.started = id, model, time.Now().Unix(), true
-	h := s.w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	s.w.WriteHeader(http.StatusOK)
+	s.id, s.model, s.created = id, model, time.Now().Unix()
+	s.start()
 	empty := ""
 	return s.send(openAIDelta{Role: "assistant", Content: &empty}, nil, nil, nil)
 }
@@ -417,23 +406,7 @@ func (s *openAIStream) send(d openAIDelta, finish *chat.FinishReason, usage *ope
 	if usage != nil {
 		c.Choices, c.Usage = []openAIChunkChoice{}, usage
 	}
-	return s.event(c)
-}
-
-func (s *openAIStream) event(v any) error {
-	var b bytes.Buffer
-	b.WriteString("data: ")
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	b.WriteString("\n")
-	if _, err := s.w.Write(b.Bytes()); err != nil {
-		return err
-	}
-	s.flush()
-	return nil
+	return s.event("", c)
 }
 
 func (s *openAIStream) content(t string) error {
@@ -465,7 +438,7 @@ func (s *openAIStream) finish(r chat.FinishReason, u chat.Usage, d []trace.Diagn
 // fail sends an error event (the shape OpenAI-compatible servers use mid
 // stream) after everything already delivered, and ends the stream.
 func (s *openAIStream) fail(err error) error {
-	e := s.event(map[string]any{"error": map[string]any{"message": err.Error(), "type": "upstream_error", "code": "upstream_error"}})
+	e := s.event("", map[string]any{"error": map[string]any{"message": err.Error(), "type": "upstream_error", "code": "upstream_error"}})
 	if e != nil {
 		return e
 	}
@@ -473,7 +446,5 @@ func (s *openAIStream) fail(err error) error {
 }
 
 func (s *openAIStream) done() error {
-	_, err := io.WriteString(s.w, "data: [DONE]\n\n")
-	s.flush()
-	return err
+	return s.write([]byte("data: [DONE]\n\n"))
 }
