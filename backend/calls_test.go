@@ -80,15 +80,7 @@ func TestCallAssembly(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			srv := fixedServer(t, 200, "text/event-stream", sseBody(c.deltas, c.tail))
-			s, err := NewOpenAI(LlamaServer, srv.URL, "", nil).Chat(context.Background(), weatherRequest("m"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			chunks, err := drain(t, s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := summarize(t, chunks)
+			got := expectAnswer(t)(NewOpenAI(LlamaServer, srv.URL, "", nil).Chat(context.Background(), weatherRequest("m")))
 			if got.callChunks != 1 {
 				t.Errorf("calls came in %d chunks, want all in the last", got.callChunks)
 			}
@@ -133,15 +125,7 @@ func TestUsageAfterFinish(t *testing.T) {
 	body := sseBody([]string{`{"role":"assistant","content":"hi"}`}, "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"length\"}]}\n\n"+
 		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":1,\"total_tokens\":8}}\n\ndata: [DONE]\n\n")
 	srv := fixedServer(t, 200, "text/event-stream", body)
-	s, err := NewOpenAI(SGLang, srv.URL, "", nil).Chat(context.Background(), weatherRequest("m"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunks, err := drain(t, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := summarize(t, chunks)
+	got := expectAnswer(t)(NewOpenAI(SGLang, srv.URL, "", nil).Chat(context.Background(), weatherRequest("m")))
 	if got.text != "hi" || got.finish != chat.FinishLength || got.usage == nil || *got.usage != (chat.Usage{PromptTokens: 7, CompletionTokens: 1}) {
 		t.Errorf("got %+v usage %+v", got, got.usage)
 	}

@@ -56,15 +56,7 @@ func TestDialectFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			srv := fixedServer(t, 200, "text/event-stream", string(body))
-			s, err := New(c.kind, srv.URL, "", nil).Chat(context.Background(), weatherRequest("m"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			chunks, err := drain(t, s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := summarize(t, chunks)
+			got := expectAnswer(t)(New(c.kind, srv.URL, "", nil).Chat(context.Background(), weatherRequest("m")))
 			if got.text != c.text || got.reasoning != c.reasoning || got.finish != c.finish {
 				t.Errorf("text %q reasoning %q finish %q", got.text, got.reasoning, got.finish)
 			}

@@ -134,6 +134,22 @@ type summary struct {
 	callChunks      int // how many chunks carried calls
 }
 
+// expectAnswer returns a function that fails the test unless a stream started
+// and ended cleanly, and summarizes it: got := expectAnswer(t)(be.Chat(ctx, req)).
+func expectAnswer(t *testing.T) func(Stream, error) summary {
+	return func(s Stream, err error) summary {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks, err := drain(t, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return summarize(t, chunks)
+	}
+}
+
 func summarize(t *testing.T, chunks []Chunk) summary {
 	t.Helper()
 	var s summary

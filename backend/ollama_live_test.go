@@ -26,15 +26,7 @@ func TestLiveOllamaComplete(t *testing.T) {
 	o := NewOllama(srv.URL, nil)
 	// The model without a TEMPLATE: exactly the case where the gateway
 	// renders the Jinja template itself and sends the raw prompt.
-	s, err := o.Complete(context.Background(), CompleteRequest{Model: srv.NoTemplate, Prompt: qwenPrompt, MaxTokens: 64, Temperature: ptr(0.0)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunks, err := drain(t, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := summarize(t, chunks)
+	got := expectAnswer(t)(o.Complete(context.Background(), CompleteRequest{Model: srv.NoTemplate, Prompt: qwenPrompt, MaxTokens: 64, Temperature: ptr(0.0)}))
 	if !strings.Contains(got.text, `"get_weather"`) || got.finish != chat.FinishStop || got.usage == nil || got.usage.CompletionTokens == 0 {
 		t.Errorf("got %+v usage %+v", got, got.usage)
 	}

@@ -25,15 +25,7 @@ func TestReplayLlamaServerStreamedCall(t *testing.T) {
 	for _, rel := range []string{"llama-server-b9928/23-scripted-chat-tools-auto-stream.json", "llama-server-v0.5.0/23-scripted-chat-tools-auto-stream.json"} {
 		t.Run(rel, func(t *testing.T) {
 			srv := replay(t, rel, nil)
-			s, err := NewOpenAI(LlamaServer, srv.URL, "", nil).Chat(context.Background(), weatherRequest("tiny"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			chunks, err := drain(t, s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := summarize(t, chunks)
+			got := expectAnswer(t)(NewOpenAI(LlamaServer, srv.URL, "", nil).Chat(context.Background(), weatherRequest("tiny")))
 			if len(got.calls) != 1 || got.callChunks != 1 {
 				t.Fatalf("calls = %+v in %d chunks, want one whole call", got.calls, got.callChunks)
 			}
@@ -54,15 +46,7 @@ func TestReplayLlamaServerStreamedCall(t *testing.T) {
 // llama-server b9928, recording 05: plain content deltas, finish "length".
 func TestReplayLlamaServerStreamedText(t *testing.T) {
 	srv := replay(t, "llama-server-b9928/05-chat-tools-required-stream.json", nil)
-	s, err := NewOpenAI(LlamaServer, srv.URL, "", nil).Chat(context.Background(), weatherRequest("tiny"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunks, err := drain(t, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := summarize(t, chunks)
+	got := expectAnswer(t)(NewOpenAI(LlamaServer, srv.URL, "", nil).Chat(context.Background(), weatherRequest("tiny")))
 	if got.text == "" || !strings.HasSuffix(got.text, " au") || got.finish != chat.FinishLength || len(got.calls) != 0 {
 		t.Errorf("got %+v", got)
 	}
@@ -72,15 +56,7 @@ func TestReplayLlamaServerStreamedText(t *testing.T) {
 // that ignores stream:true sends it; the call keeps its id, usage is read.
 func TestReplayLlamaServerWholeAnswer(t *testing.T) {
 	srv := replay(t, "llama-server-b9928/21-scripted-chat-tools-auto.json", nil)
-	s, err := NewOpenAI(LlamaServer, srv.URL, "", nil).Chat(context.Background(), weatherRequest("tiny"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunks, err := drain(t, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := summarize(t, chunks)
+	got := expectAnswer(t)(NewOpenAI(LlamaServer, srv.URL, "", nil).Chat(context.Background(), weatherRequest("tiny")))
 	if len(got.calls) != 1 || got.calls[0].Function.Arguments != `{"city":"Paris"}` || got.calls[0].ID == "" {
 		t.Fatalf("calls = %+v", got.calls)
 	}
@@ -127,15 +103,7 @@ func TestReplayLlamaServerCompletion(t *testing.T) {
 			t.Errorf("request = %v", body)
 		}
 	})
-	s, err := NewOpenAI(LlamaServer, srv.URL, "", nil).Complete(context.Background(), CompleteRequest{Prompt: "P", MaxTokens: 40, Grammar: `root ::= "x"`})
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunks, err := drain(t, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := summarize(t, chunks)
+	got := expectAnswer(t)(NewOpenAI(LlamaServer, srv.URL, "", nil).Complete(context.Background(), CompleteRequest{Prompt: "P", MaxTokens: 40, Grammar: `root ::= "x"`}))
 	want := "<tool_call>\n\n\n{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}\n</tool_call>"
 	if got.text != want || got.finish != chat.FinishStop || got.usage == nil || *got.usage != (chat.Usage{PromptTokens: 9, CompletionTokens: 17}) {
 		t.Errorf("got %+v usage %+v", got, got.usage)
@@ -151,15 +119,7 @@ func TestReplayOllamaChatStream(t *testing.T) {
 			t.Errorf("request = %v", body)
 		}
 	})
-	s, err := NewOllama(srv.URL, nil).Chat(context.Background(), weatherRequest("tiny-toolcall"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunks, err := drain(t, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := summarize(t, chunks)
+	got := expectAnswer(t)(NewOllama(srv.URL, nil).Chat(context.Background(), weatherRequest("tiny-toolcall")))
 	if len(got.calls) != 1 || got.calls[0].ID != "call_mgcdf230" || got.calls[0].Function.Name != "get_weather" || got.calls[0].Function.Arguments != `{"city":"Paris"}` {
 		t.Fatalf("calls = %+v", got.calls)
 	}
@@ -174,15 +134,7 @@ func TestOllamaCallWithoutID(t *testing.T) {
 	body := `{"message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"get_weather","arguments":{"unit":"c","city":"Paris"}}}]},"done":false}` + "\n" +
 		`{"message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","prompt_eval_count":1,"eval_count":2}` + "\n"
 	srv := fixedServer(t, 200, "application/x-ndjson", body)
-	s, err := NewOllama(srv.URL, nil).Chat(context.Background(), weatherRequest("m"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunks, err := drain(t, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := summarize(t, chunks)
+	got := expectAnswer(t)(NewOllama(srv.URL, nil).Chat(context.Background(), weatherRequest("m")))
 	if len(got.calls) != 1 || !isGeneratedID(got.calls[0].ID) || got.calls[0].Function.Arguments != `{"unit":"c","city":"Paris"}` {
 		t.Fatalf("calls = %+v", got.calls)
 	}
@@ -210,15 +162,7 @@ func TestReplayOllamaGenerateRaw(t *testing.T) {
 	})
 	req := CompleteRequest{Model: "tiny-toolcall", Prompt: "p", MaxTokens: 64, Temperature: ptr(0.0), ContextLength: 2048,
 		JSONSchema: []byte(`{"type":"object"}`), Grammar: "ignored by Ollama"}
-	s, err := NewOllama(srv.URL, nil).Complete(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunks, err := drain(t, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := summarize(t, chunks)
+	got := expectAnswer(t)(NewOllama(srv.URL, nil).Complete(context.Background(), req))
 	if !strings.HasPrefix(got.text, "<tool_call>") || got.finish != chat.FinishStop || *got.usage != (chat.Usage{PromptTokens: 15, CompletionTokens: 17}) {
 		t.Errorf("got %+v", got)
 	}
@@ -228,15 +172,7 @@ func TestReplayOllamaGenerateRaw(t *testing.T) {
 // id, arguments as a string; read through the OpenAI dialect.
 func TestReplayOllamaV1Stream(t *testing.T) {
 	srv := replay(t, "ollama-v0.17.4/tiny-toolcall-v1-chat-tools-stream.json", nil)
-	s, err := NewOpenAI(OpenAI, srv.URL+"/v1/", "", nil).Chat(context.Background(), weatherRequest("tiny-toolcall"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunks, err := drain(t, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := summarize(t, chunks)
+	got := expectAnswer(t)(NewOpenAI(OpenAI, srv.URL+"/v1/", "", nil).Chat(context.Background(), weatherRequest("tiny-toolcall")))
 	if len(got.calls) != 1 || got.calls[0].ID != "call_xhh74f6w" || got.calls[0].Function.Arguments != `{"city":"Paris"}` || got.finish != chat.FinishToolCalls {
 		t.Errorf("got %+v", got)
 	}
