@@ -29,6 +29,8 @@ import (
 	"time"
 
 	"github.com/openai/openai-go/v3"
+
+	"github.com/dragoman-dev/dragoman/internal/fixtures"
 )
 
 // envLlamaServer names the environment variable holding llama-server's path.
@@ -69,7 +71,7 @@ func startLlamaServer(t *testing.T) *llamaServer {
 	if fi, err := os.Stat(bin); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
 		t.Fatalf("%s=%s is not an executable file (err %v)", envLlamaServer, bin, err)
 	}
-	model := filepath.Join(sharedDir(), "models", "tiny-qwen3-toolcall.gguf")
+	model := filepath.Join(fixtures.Dir(), "models", "tiny-qwen3-toolcall.gguf")
 	if _, err := os.Stat(model); err != nil {
 		t.Fatalf("tiny model missing (set DRAGOMAN_SHARED): %v", err)
 	}
@@ -244,26 +246,6 @@ func (s *llamaServer) applyTemplate(t *testing.T, body []byte) string {
 		t.Fatalf("/apply-template: %v: %s", err, b)
 	}
 	return r.Prompt
-}
-
-// sharedDir is $DRAGOMAN_SHARED, or ../shared beside the repository root
-// (as internal/ollamatest finds it).
-func sharedDir() string {
-	if d := os.Getenv("DRAGOMAN_SHARED"); d != "" {
-		return d
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return filepath.Join("..", "..", "shared")
-	}
-	for d := wd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return filepath.Join(filepath.Dir(d), "shared")
-		}
-		if filepath.Dir(d) == d {
-			return filepath.Join(filepath.Dir(wd), "shared")
-		}
-	}
 }
 
 func decodeGet(t *testing.T, url string, v any) {
@@ -511,7 +493,7 @@ func firstDifference(aName, a, bName, b string) string {
 // (transformers' apply_chat_template), to say which side deviates.
 func oracleVerdict(t *testing.T, ls *llamaServer, bodyJSON string, got, want string) string {
 	t.Helper()
-	script := filepath.Join(sharedDir(), "tools", "oracle", "render.py")
+	script := filepath.Join(fixtures.Dir(), "tools", "oracle", "render.py")
 	if _, err := os.Stat(script); err != nil {
 		return "(no oracle: " + err.Error() + ")"
 	}

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/dragoman-dev/dragoman/internal/fixtures"
 )
 
 // autoDerivable are the corpus families whose markup a derived parser must
@@ -216,7 +218,7 @@ func derivedOptions(v vector, f *Family) Options {
 	v.Options.Template = ""
 	o := vectorOptions(v)
 	if tpl != "" {
-		src, err := os.ReadFile(filepath.Join(sharedDirPath(), "corpus", "templates", tpl))
+		src, err := os.ReadFile(filepath.Join(fixtures.Dir(), "corpus", "templates", tpl))
 		kwargs := ""
 		if v.Options.EnableThinking != nil {
 			b, _ := json.Marshal(map[string]bool{"enable_thinking": *v.Options.EnableThinking})

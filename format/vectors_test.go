@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/dragoman-dev/dragoman/chat"
+
+	"github.com/dragoman-dev/dragoman/internal/fixtures"
 )
 
 // vector is one case of ../shared/vectors/peer-sample.jsonl (fields explained in
@@ -58,17 +60,7 @@ var contradicted = map[string]string{}
 var peerStartsInReasoning = map[string]bool{}
 
 func sharedDir(t testing.TB) string {
-	d := os.Getenv("DRAGOMAN_SHARED")
-	if d == "" {
-		d, _ = filepath.Abs(filepath.Join("..", "..", "shared"))
-	}
-	if _, err := os.Stat(d); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared fixtures missing at %s (set DRAGOMAN_SHARED)", d)
-		}
-		t.Skipf("shared fixtures missing at %s", d)
-	}
-	return d
+	return fixtures.Require(t)
 }
 
 // loadVectors reads the peer vectors and our own (testdata/vectors/*.jsonl,
@@ -323,7 +315,7 @@ func itoa(i int) string {
 // prompt (and its enable_thinking) and reports whether the prompt leaves
 // reasoning open.
 func promptOpensReasoning(v vector) bool {
-	src, err := os.ReadFile(filepath.Join(sharedDirPath(), "corpus", "templates", v.Options.Template))
+	src, err := os.ReadFile(filepath.Join(fixtures.Dir(), "corpus", "templates", v.Options.Template))
 	if err != nil {
 		return false
 	}
@@ -334,14 +326,6 @@ func promptOpensReasoning(v vector) bool {
 		kwargs = string(b)
 	}
 	return GenerationOpensReasoning(string(src), fam, kwargs)
-}
-
-func sharedDirPath() string {
-	if d := os.Getenv("DRAGOMAN_SHARED"); d != "" {
-		return d
-	}
-	d, _ := filepath.Abs(filepath.Join("..", "..", "shared"))
-	return d
 }
 
 func contentOf(events []Event) string {

@@ -1,30 +1,19 @@
 package gateway
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/dragoman-dev/dragoman/backend"
 	"github.com/dragoman-dev/dragoman/chat"
+	"github.com/dragoman-dev/dragoman/internal/fixtures"
 )
 
 // tinyModel is the shared tiny GGUF (real Qwen3 tokenizer and template).
 func tinyModel(t *testing.T) string {
 	t.Helper()
-	d := os.Getenv("DRAGOMAN_SHARED")
-	if d == "" {
-		d, _ = filepath.Abs(filepath.Join("..", "..", "shared"))
-	}
-	p := filepath.Join(d, "models", "tiny-qwen3-toolcall.gguf")
-	if _, err := os.Stat(p); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared model missing at %s (set DRAGOMAN_SHARED)", p)
-		}
-		t.Skipf("shared model missing at %s", p)
-	}
-	return p
+	return filepath.Join(fixtures.Require(t), "models", "tiny-qwen3-toolcall.gguf")
 }
 
 // On Ollama the gateway counts the rendered prompt with the model's own

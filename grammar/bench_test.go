@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dragoman-dev/dragoman/internal/fixtures"
 )
 
 // Benchmarks: the constraint for 1, 20 and 100 tools, built uncached and through a Cache. The tools are
@@ -17,10 +19,7 @@ import (
 // skip.
 
 func sharedDir() string {
-	if d := os.Getenv("DRAGOMAN_SHARED"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "shared")
+	return fixtures.Dir()
 }
 
 var bfclTypes = strings.NewReplacer(`"type": "dict"`, `"type": "object"`, `"type": "float"`, `"type": "number"`,

@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/dragoman-dev/dragoman/internal/fixtures"
 )
 
 // ggufKV is one metadata pair for the test writer; the value's Go type picks the
@@ -351,16 +353,5 @@ func TestReadGGUFSharedModel(t *testing.T) {
 // sharedDir is ../shared beside the repository, or $DRAGOMAN_SHARED. Tests that
 // need it skip when it is missing, and fail in CI (CI=true).
 func sharedDir(t testing.TB) string {
-	t.Helper()
-	d := os.Getenv("DRAGOMAN_SHARED")
-	if d == "" {
-		d, _ = filepath.Abs(filepath.Join("..", "..", "shared"))
-	}
-	if _, err := os.Stat(d); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared fixtures missing at %s (set DRAGOMAN_SHARED)", d)
-		}
-		t.Skipf("shared fixtures missing at %s", d)
-	}
-	return d
+	return fixtures.Require(t)
 }

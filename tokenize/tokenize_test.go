@@ -10,15 +10,14 @@ import (
 	"testing"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/dragoman-dev/dragoman/internal/fixtures"
 )
 
 // sharedDir is the shared fixtures folder: $DRAGOMAN_SHARED, or ../shared
 // beside the repository.
 func sharedDir() string {
-	if d := os.Getenv("DRAGOMAN_SHARED"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "shared")
+	return fixtures.Dir()
 }
 
 var (
