@@ -21,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dragoman-dev/dragoman/internal/fixtures"
 )
 
 // Names of the models every server has (see the package doc).
@@ -190,7 +192,7 @@ func requirements(t testing.TB) (bin, shared string) {
 	if fi, err := os.Stat(bin); err != nil || fi.IsDir() {
 		t.Fatalf("ollamatest: %s=%s is not an executable file: %v", EnvBinary, bin, err)
 	}
-	shared = sharedDir()
+	shared = fixtures.Dir()
 	if _, err := os.Stat(filepath.Join(shared, "models", "tiny-qwen3-toolcall.gguf")); err != nil {
 		if ci {
 			t.Fatalf("ollamatest: tiny models missing under %s (set DRAGOMAN_SHARED): %v", shared, err)
@@ -198,26 +200,6 @@ func requirements(t testing.TB) (bin, shared string) {
 		t.Skipf("ollamatest: tiny models missing under %s (set DRAGOMAN_SHARED): %v", shared, err)
 	}
 	return bin, shared
-}
-
-// sharedDir is $DRAGOMAN_SHARED, or ../shared beside the repository root
-// (the nearest directory above the working directory holding go.mod).
-func sharedDir() string {
-	if d := os.Getenv("DRAGOMAN_SHARED"); d != "" {
-		return d
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return filepath.Join("..", "shared")
-	}
-	for d := wd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return filepath.Join(filepath.Dir(d), "shared")
-		}
-		if filepath.Dir(d) == d {
-			return filepath.Join(filepath.Dir(wd), "shared")
-		}
-	}
 }
 
 func start(bin, shared, dir string, rmDir bool) (*Server, error) {
