@@ -96,8 +96,26 @@ type CompleteRequest struct {
 	// ignores them and the parser copes.
 	Grammar    string
 	JSONSchema json.RawMessage
+	// GrammarLazy says Grammar applies only once one of GrammarTriggers
+	// appears in the output; the text before it is free (tool_choice
+	// "auto"). The sampler then constrains the text from the trigger on.
+	GrammarLazy     bool
+	GrammarTriggers []GrammarTrigger
+	// PreservedTokens are special tokens the grammar spells out (call
+	// markers such as <tool_call>), which the runtime must match as single
+	// tokens rather than refuse as control tokens.
+	PreservedTokens []string
 	// ContextLength asks Ollama for this num_ctx; 0 leaves the model's default.
 	ContextLength int
+}
+
+// GrammarTrigger starts a lazy grammar, as llama.cpp takes it.
+type GrammarTrigger struct {
+	// Type is "word" (a literal string) or "pattern" (a regular expression
+	// matched against the output; the grammar applies from its first
+	// capture group, or from the match when it has none).
+	Type  string `json:"type"`
+	Value string `json:"value"`
 }
 
 // Chunk is one piece of a streamed answer.
