@@ -124,6 +124,9 @@ type Family struct {
 	// Force, when not nil, says how to force one call of this family on a
 	// runtime that constrains output only to a JSON Schema (force.go).
 	Force *ForcedCall
+	// Calls, when not nil, describes the family's call markup for
+	// constraining it at sampling time (constrain.go).
+	Calls *CallSyntax
 	// ThinkOpen is the marker that opens reasoning; a rendered prompt that
 	// ends with it leaves reasoning open ("forced open"). Empty when the
 	// family has no reasoning markup.
@@ -134,6 +137,9 @@ var registry = map[string]*Family{}
 
 // register adds a family; each family file calls it from init.
 func register(f *Family) {
+	if f.Calls == nil {
+		f.Calls = callSyntaxes[f.ID]
+	}
 	for _, name := range append([]string{f.ID}, f.Aliases...) {
 		if _, dup := registry[name]; dup {
 			panic("format: duplicate family name " + name)

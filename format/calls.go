@@ -1,0 +1,418 @@
+package format
+
+import (
+	"encoding/json"
+
+	"github.com/dragoman-dev/dragoman/grammar"
+)
+
+// The call syntax of each family (CallSyntax), as its templates render
+// assistant calls; TestCallSyntaxMatchesTemplates checks every one against
+// the corpus templates of its family.
+
+// lit is a GBNF literal; opt an optional one.
+func lit(s string) string { return grammar.Literal(s) }
+func opt(s string) string { return grammar.Literal(s) + "?" }
+
+// gap is the layout between two blocks: up to two spaces or newlines.
+var gap = grammar.Repeat(grammar.Class(false, grammar.Range{Lo: ' ', Hi: ' '}, grammar.Range{Lo: '\n', Hi: '\n'}), 0, 2)
+
+// jsonName is a name as a JSON string literal, unquoted text for Tag.
+func jsonName(name string) string {
+	j, _ := json.Marshal(name)
+	return string(j)
+}
+
+// blocks is the syntax of families that wrap each call in open/close
+// markers of its own, with optional newlines inside the block.
+func blocks(open, close string, call func(b *Builder, i int) (string, error)) CallSyntax {
+	return CallSyntax{
+		Triggers: []string{open},
+		Open:     seqOf(lit(open), opt("\n")),
+		Sep:      seqOf(opt("\n"), lit(close), gap, lit(open), opt("\n")),
+		Close:    seqOf(opt("\n"), lit(close)),
+		Call:     call,
+	}
+}
+
+// jsonArray is the syntax of families that write all calls as one JSON
+// array after open and before close.
+func jsonArray(trigger, open, close string, call func(b *Builder, i int) (string, error)) CallSyntax {
+	ws := wsPlaceholder
+	return CallSyntax{
+		Triggers: []string{trigger},
+		Open:     seqOf(open, lit("["), ws),
+		Sep:      seqOf(ws, lit(","), ws),
+		Close:    seqOf(ws, lit("]"), close),
+		Call:     call,
+	}
+}
+
+func nameArguments(b *Builder, i int) (string, error) {
+	return b.JSONCall(i, "name", "arguments", "")
+}
+
+func nameParameters(b *Builder, i int) (string, error) {
+	return b.JSONCall(i, "name", "parameters", "")
+}
+
+// nameArgumentsID also takes the "id" member the Mistral and Apriel
+// templates write after the arguments.
+func nameArgumentsID(b *Builder, i int) (string, error) {
+	ws := b.WS()
+	id := seqOf("(", lit(","), ws, lit(`"id"`), ws, lit(":"), ws, b.JSONString(), ws, ")?")
+	return b.JSONCall(i, "name", "arguments", id)
+}
+
+// taggedParams writes one call as head, the parameters and tail, each
+// parameter as keyOpen KEY keyClose VALUE valueClose and optional layout.
+func taggedParams(head, tail func(b *Builder, i int) string, param func(key, value string) string, v Value) func(b *Builder, i int) (string, error) {
+	return func(b *Builder, i int) (string, error) {
+		ps, err := b.Params(i, v, func(m grammar.Member, value string) string { return param(m.Name, value) })
+		if err != nil {
+			return "", err
+		}
+		return seqOf(head(b, i), ps, tail(b, i)), nil
+	}
+}
+
+// callSyntaxes maps family ids to their call syntax; register attaches
+// them. A package variable, so that it is ready before any family's init.
+var callSyntaxes = buildCallSyntaxes()
+
+func buildCallSyntaxes() map[string]*CallSyntax {
+	callSyntaxes := map[string]*CallSyntax{}
+	think := func(cs CallSyntax, open, close string) *CallSyntax {
+		cs.ThinkOpen, cs.ThinkClose = open, close
+		return &cs
+	}
+	jsonTag := func(begin func(string) string, end string) func(string) (string, string) {
+		return func(name string) (string, string) { return begin(name), end }
+	}
+
+	hermes := blocks("<tool_call>", "</tool_call>", nameArguments)
+	hermes.Tag = jsonTag(func(n string) string { return "<tool_call>\n{\"name\": " + jsonName(n) + ", \"arguments\": " }, "}\n</tool_call>")
+	callSyntaxes["hermes"] = think(hermes, "<think>", "</think>")
+
+	qwenXML := blocks("<tool_call>", "</tool_call>", taggedParams(
+		func(b *Builder, i int) string { return seqOf(lit("<function="), b.Name(i), lit(">"), opt("\n")) },
+		func(*Builder, int) string { return lit("</function>") },
+		func(k, v string) string {
+			return seqOf(lit("<parameter="+k+">"), opt("\n"), v, opt("\n"), lit("</parameter>"), opt("\n"))
+		},
+		Value{Stop: "</parameter>", Python: true}))
+	callSyntaxes["qwen3-coder-xml"] = think(qwenXML, "<think>", "</think>")
+
+	seed := blocks("<seed:tool_call>", "</seed:tool_call>", taggedParams(
+		func(b *Builder, i int) string { return seqOf(lit("<function="), b.Name(i), lit(">"), opt("\n")) },
+		func(*Builder, int) string { return lit("</function>") },
+		func(k, v string) string { return seqOf(lit("<parameter="+k+">"), v, lit("</parameter>"), opt("\n")) },
+		Value{Stop: "</parameter>", Python: true}))
+	callSyntaxes["seed-oss"] = think(seed, "<seed:think>", "</seed:think>")
+
+	glmLike := func(open, close, keyOpen, keyClose, valueOpen, valueClose string) CallSyntax {
+		cs := blocks(open, close, taggedParams(
+			func(b *Builder, i int) string { return seqOf(b.Name(i), opt("\n")) },
+			func(*Builder, int) string { return "" },
+			func(k, v string) string {
+				return seqOf(lit(keyOpen+k+keyClose), opt("\n"), lit(valueOpen), v, lit(valueClose), opt("\n"))
+			},
+			Value{Stop: valueClose}))
+		cs.Open, cs.Sep, cs.Close = lit(open), seqOf(lit(close), gap, lit(open)), lit(close)
+		return cs
+	}
+	glm := glmLike("<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>")
+	callSyntaxes["glm-4.5-4.7"] = think(glm, "<think>", "</think>")
+	callSyntaxes["laguna"] = think(glm, "<think>", "</think>")
+	longcat := glmLike("<longcat_tool_call>", "</longcat_tool_call>", "<longcat_arg_key>", "</longcat_arg_key>", "<longcat_arg_value>", "</longcat_arg_value>")
+	callSyntaxes["longcat"] = think(longcat, "<longcat_think>", "</longcat_think>")
+
+	hy3 := CallSyntax{
+		Triggers: []string{"<tool_calls:opensource>"},
+		Open:     seqOf(lit("<tool_calls:opensource>"), opt("\n")),
+		Sep:      opt("\n"),
+		Close:    seqOf(opt("\n"), lit("</tool_calls:opensource>")),
+		Call: taggedParams(
+			func(b *Builder, i int) string {
+				return seqOf(lit("<tool_call:opensource>"), b.Name(i), lit("<tool_sep:opensource>"), opt("\n"))
+			},
+			func(*Builder, int) string { return lit("</tool_call:opensource>") },
+			func(k, v string) string {
+				return seqOf(lit("<arg_key:opensource>"+k+"</arg_key:opensource>"), opt("\n"), lit("<arg_value:opensource>"), v, lit("</arg_value:opensource>"), opt("\n"))
+			},
+			Value{Stop: "</arg_value:opensource>"}),
+	}
+	callSyntaxes["hunyuan-hy3"] = think(hy3, "<think:opensource>", "</think:opensource>")
+
+	invoke := func(open, close, invokeOpen, invokeClose, paramOpen, paramClose string) CallSyntax {
+		return CallSyntax{
+			Triggers: []string{open},
+			Open:     seqOf(lit(open), opt("\n")),
+			Sep:      opt("\n"),
+			Close:    seqOf(opt("\n"), lit(close)),
+			Call: taggedParams(
+				func(b *Builder, i int) string { return seqOf(lit(invokeOpen+`"`), b.Name(i), lit(`">`), opt("\n")) },
+				func(*Builder, int) string { return lit(invokeClose) },
+				func(k, v string) string { return seqOf(lit(paramOpen+`"`+k+`">`), v, lit(paramClose), opt("\n")) },
+				Value{Stop: paramClose}),
+		}
+	}
+	callSyntaxes["minimax-m2"] = think(invoke("<minimax:tool_call>", "</minimax:tool_call>", "<invoke name=", "</invoke>", "<parameter name=", "</parameter>"), "<think>", "</think>")
+
+	// DeepSeek V3.2 and V4: the outer element is function_calls or
+	// tool_calls; parameter elements say whether their value is a string.
+	dsml := func(outer string) CallSyntax {
+		cs := invoke("<｜DSML｜"+outer+">", "</｜DSML｜"+outer+">", "<｜DSML｜invoke name=", "</｜DSML｜invoke>", "", "")
+		cs.Call = func(b *Builder, i int) (string, error) {
+			ps, err := b.Params(i, Value{Stop: "</｜DSML｜parameter>"}, func(m grammar.Member, value string) string {
+				isString := "false"
+				if m.Type == "string" || m.Type == "" || len(m.Enum) > 0 {
+					isString = "true"
+				}
+				return seqOf(lit(`<｜DSML｜parameter name="`+m.Name+`" string="`+isString+`">`), value, lit("</｜DSML｜parameter>"), opt("\n"))
+			})
+			if err != nil {
+				return "", err
+			}
+			return seqOf(lit(`<｜DSML｜invoke name="`), b.Name(i), lit(`">`), opt("\n"), ps, lit("</｜DSML｜invoke>")), nil
+		}
+		return cs
+	}
+	v32, v4 := dsml("function_calls"), dsml("tool_calls")
+	dsmlBoth := v32
+	dsmlBoth.Triggers = append(v32.Triggers, v4.Triggers...)
+	dsmlBoth.Open, dsmlBoth.Close = "", ""
+	dsmlBoth.Wrap = func(body string) string {
+		return "(" + seqOf(v32.Open, body, v32.Close) + ") | (" + seqOf(v4.Open, body, v4.Close) + ")"
+	}
+	callSyntaxes["deepseek-v3.2-dsml"] = think(dsmlBoth, "<think>", "</think>")
+
+	step3 := CallSyntax{
+		Triggers: []string{"<｜tool_calls_begin｜>"},
+		Open:     lit("<｜tool_calls_begin｜>"),
+		Sep:      opt("\n"),
+		Close:    lit("<｜tool_calls_end｜>"),
+		Call: taggedParams(
+			func(b *Builder, i int) string {
+				return seqOf(lit(`<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="`), b.Name(i), lit(`">`))
+			},
+			func(*Builder, int) string { return lit("</steptml:invoke><｜tool_call_end｜>") },
+			func(k, v string) string {
+				return seqOf(lit(`<steptml:parameter name="`+k+`">`), v, lit("</steptml:parameter>"))
+			},
+			Value{Stop: "</steptml:parameter>"}),
+	}
+	callSyntaxes["step3"] = think(step3, "", "</think>")
+
+	// MiniCPM5: strings holding <, & or a newline are wrapped in CDATA.
+	minicpm := CallSyntax{
+		Triggers: []string{`<function name="`},
+		Sep:      opt("\n"),
+		Call: func(b *Builder, i int) (string, error) {
+			plain := grammar.Repeat(grammar.Class(true, grammar.Range{Lo: '<', Hi: '<'}, grammar.Range{Lo: '&', Hi: '&'}, grammar.Range{Lo: '\n', Hi: '\n'}), 0, -1)
+			cdata := seqOf(lit("<![CDATA["), b.G.TextWithout("]]>"), lit("]]>"))
+			str := b.G.Add("cdata-string", plain+" | "+cdata)
+			ps, err := b.Params(i, Value{Stop: "</param>", Python: true, String: str}, func(m grammar.Member, value string) string {
+				return seqOf(lit(`<param name="`+m.Name+`">`), value, lit("</param>"))
+			})
+			if err != nil {
+				return "", err
+			}
+			return seqOf(lit(`<function name="`), b.Name(i), lit(`">`), ps, lit("</function>")), nil
+		},
+	}
+	callSyntaxes["minicpm5"] = think(minicpm, "<think>", "</think>")
+
+	// JSON in a wrapper.
+	llama3 := CallSyntax{
+		Triggers: []string{"<|python_tag|>", `{"`},
+		Open:     opt("<|python_tag|>"),
+		Call:     nameParameters,
+		Single:   true, // the Llama 3.x templates raise on a second call
+		Tag:      jsonTag(func(n string) string { return `{"name": ` + jsonName(n) + `, "parameters": ` }, "}"),
+	}
+	callSyntaxes["llama3-json"] = &llama3
+
+	legacy := jsonArray("[TOOL_CALLS]", seqOf(lit("[TOOL_CALLS]"), opt(" ")), "", nameArgumentsID)
+	legacy.Tag = jsonTag(func(n string) string { return `[TOOL_CALLS][{"name": ` + jsonName(n) + `, "arguments": ` }, "}]")
+	callSyntaxes["mistral-legacy-array"] = &legacy
+
+	granite := jsonArray("<|tool_call|>", seqOf(lit("<|tool_call|>"), opt(" ")), "", nameArguments)
+	granite.Tag = jsonTag(func(n string) string { return `<|tool_call|>[{"name": ` + jsonName(n) + `, "arguments": ` }, "}]")
+	callSyntaxes["granite"] = think(granite, "<think>", "</think>")
+
+	fire := jsonArray("functools[", lit("functools"), "", nameArguments)
+	fire.Tag = jsonTag(func(n string) string { return `functools[{"name": ` + jsonName(n) + `, "arguments": ` }, "}]")
+	callSyntaxes["firefunction-v2"] = &fire
+
+	xlam := jsonArray(`[{"`, "", "", nameArguments)
+	callSyntaxes["xlam"] = &xlam
+
+	nemotron := jsonArray("<TOOLCALL>", lit("<TOOLCALL>"), lit("</TOOLCALL>"), nameArguments)
+	nemotron.Tag = jsonTag(func(n string) string { return `<TOOLCALL>[{"name": ` + jsonName(n) + `, "arguments": ` }, "}]</TOOLCALL>")
+	callSyntaxes["nemotron-toolcall-json"] = think(nemotron, "<think>", "</think>")
+
+	apriel := jsonArray("<tool_calls>", lit("<tool_calls>"), lit("</tool_calls>"), nameArgumentsID)
+	apriel.Tag = jsonTag(func(n string) string { return `<tool_calls>[{"name": ` + jsonName(n) + `, "arguments": ` }, "}]</tool_calls>")
+	callSyntaxes["apriel"] = think(apriel, "", "[BEGIN FINAL RESPONSE]")
+
+	m1 := CallSyntax{
+		Triggers: []string{"<tool_calls>"},
+		Open:     seqOf(lit("<tool_calls>"), opt("\n")),
+		Sep:      lit("\n"),
+		Close:    seqOf(opt("\n"), lit("</tool_calls>")),
+		Call:     nameArguments,
+		Tag:      jsonTag(func(n string) string { return "<tool_calls>\n{\"name\": " + jsonName(n) + ", \"arguments\": " }, "}\n</tool_calls>"),
+	}
+	callSyntaxes["minimax-m1"] = &m1
+
+	giga := CallSyntax{
+		Triggers: []string{"<|function_call|>", "function call<|role_sep|>"},
+		Open:     "(" + lit("<|function_call|>") + " | " + seqOf("(", lit("<|message_sep|>"), lit("\n\n"), ")?", lit("function call<|role_sep|>"), opt("\n")) + ")",
+		Call:     nameArguments,
+		Single:   true,
+	}
+	callSyntaxes["gigachat3"] = &giga
+
+	intern := CallSyntax{
+		Triggers: []string{"<|action_start|><|plugin|>"},
+		Open:     seqOf(lit("<|action_start|><|plugin|>"), opt("\n")),
+		Close:    lit("<|action_end|>"),
+		Call:     nameParameters,
+		Single:   true,
+		Tag: jsonTag(func(n string) string {
+			return "<|action_start|><|plugin|>\n{\"name\": " + jsonName(n) + ", \"parameters\": "
+		}, "}<|action_end|>"),
+	}
+	callSyntaxes["internlm2"] = think(intern, "<think>", "</think>")
+
+	cohere := jsonArray("<|START_ACTION|>", lit("<|START_ACTION|>"), lit("<|END_ACTION|>"), func(b *Builder, i int) (string, error) {
+		ws := b.WS()
+		args, err := b.Args(i)
+		if err != nil {
+			return "", err
+		}
+		id := seqOf(lit(`"`), grammar.Repeat(grammar.Class(false, grammar.Range{Lo: '0', Hi: '9'}), 1, 4), lit(`"`))
+		return seqOf(lit("{"), ws, lit(`"tool_call_id"`), ws, lit(":"), ws, id, ws, lit(","), ws,
+			lit(`"tool_name"`), ws, lit(":"), ws, b.JSONName(i), ws, lit(","), ws,
+			lit(`"parameters"`), ws, lit(":"), ws, args, ws, lit("}")), nil
+	})
+	cohere.Tag = jsonTag(func(n string) string {
+		return `<|START_ACTION|>[{"tool_call_id": "0", "tool_name": ` + jsonName(n) + `, "parameters": `
+	}, "}]<|END_ACTION|>")
+	callSyntaxes["cohere-command"] = think(cohere, "<|START_THINKING|>", "<|END_THINKING|>")
+
+	rplus := jsonArray("Action:", seqOf(lit("Action:"), gap, lit("```json"), opt("\n")), seqOf(opt("\n"), lit("```")), func(b *Builder, i int) (string, error) {
+		return b.JSONCall(i, "tool_name", "parameters", "")
+	})
+	callSyntaxes["command-r-plus-markdown"] = &rplus
+
+	apertus := jsonArray("<|tools_prefix|>", lit("<|tools_prefix|>"), lit("<|tools_suffix|>"), func(b *Builder, i int) (string, error) {
+		ws := b.WS()
+		args, err := b.Args(i)
+		if err != nil {
+			return "", err
+		}
+		return seqOf(lit("{"), ws, b.JSONName(i), ws, lit(":"), ws, args, ws, lit("}")), nil
+	})
+	apertus.Tag = jsonTag(func(n string) string { return `<|tools_prefix|>[{` + jsonName(n) + `: ` }, "}]<|tools_suffix|>")
+	callSyntaxes["apertus"] = think(apertus, "<|inner_prefix|>", "<|inner_suffix|>")
+
+	// The name outside the JSON arguments.
+	named := func(cs CallSyntax, call func(b *Builder, i int, args string) string) CallSyntax {
+		cs.Call = func(b *Builder, i int) (string, error) {
+			args, err := b.Args(i)
+			if err != nil {
+				return "", err
+			}
+			return call(b, i, args), nil
+		}
+		return cs
+	}
+	mistral := named(CallSyntax{Triggers: []string{"[TOOL_CALLS]"}}, func(b *Builder, i int, args string) string {
+		id := "(" + seqOf(lit("[CALL_ID]"), grammar.Repeat(grammar.Class(false, grammar.Range{Lo: 'a', Hi: 'z'}, grammar.Range{Lo: 'A', Hi: 'Z'}, grammar.Range{Lo: '0', Hi: '9'}), 9, 9)) + ")?"
+		return seqOf(lit("[TOOL_CALLS]"), b.Name(i), id, lit("[ARGS]"), args)
+	})
+	mistral.Tag = jsonTag(func(n string) string { return "[TOOL_CALLS]" + n + "[ARGS]" }, "")
+	callSyntaxes["mistral-v11-args"] = think(mistral, "[THINK]", "[/THINK]")
+
+	dsv3 := named(CallSyntax{
+		Triggers: []string{"<｜tool▁calls▁begin｜>"},
+		Open:     lit("<｜tool▁calls▁begin｜>"),
+		Sep:      opt("\n"),
+		Close:    opt("<｜tool▁calls▁end｜>"),
+	}, func(b *Builder, i int, args string) string {
+		return seqOf(lit("<｜tool▁call▁begin｜>function<｜tool▁sep｜>"), b.Name(i), lit("\n```json\n"), args, lit("\n```<｜tool▁call▁end｜>"))
+	})
+	dsv3.Tag = jsonTag(func(n string) string {
+		return "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>" + n + "\n```json\n"
+	}, "\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>")
+	callSyntaxes["deepseek-v3"] = think(dsv3, "<think>", "</think>")
+
+	dsv31 := named(CallSyntax{
+		Triggers: []string{"<｜tool▁calls▁begin｜>"},
+		Open:     lit("<｜tool▁calls▁begin｜>"),
+		Close:    lit("<｜tool▁calls▁end｜>"),
+	}, func(b *Builder, i int, args string) string {
+		return seqOf(lit("<｜tool▁call▁begin｜>"), b.Name(i), lit("<｜tool▁sep｜>"), args, lit("<｜tool▁call▁end｜>"))
+	})
+	dsv31.Tag = jsonTag(func(n string) string {
+		return "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>" + n + "<｜tool▁sep｜>"
+	}, "<｜tool▁call▁end｜><｜tool▁calls▁end｜>")
+	callSyntaxes["deepseek-v3.1"] = think(dsv31, "<think>", "</think>")
+
+	kimi := named(CallSyntax{
+		Triggers: []string{"<|tool_calls_section_begin|>"},
+		Open:     lit("<|tool_calls_section_begin|>"),
+		Close:    lit("<|tool_calls_section_end|>"),
+	}, func(b *Builder, i int, args string) string {
+		idx := grammar.Repeat(grammar.Class(false, grammar.Range{Lo: '0', Hi: '9'}), 1, 6)
+		return seqOf(lit("<|tool_call_begin|>functions."), b.Name(i), lit(":"), idx, lit("<|tool_call_argument_begin|>"), args, lit("<|tool_call_end|>"))
+	})
+	kimi.Tag = jsonTag(func(n string) string {
+		return "<|tool_calls_section_begin|><|tool_call_begin|>functions." + n + ":0<|tool_call_argument_begin|>"
+	}, "<|tool_call_end|><|tool_calls_section_end|>")
+	callSyntaxes["kimi-k2"] = think(kimi, "<think>", "</think>")
+
+	fv31 := named(CallSyntax{Triggers: []string{"<function="}}, func(b *Builder, i int, args string) string {
+		return seqOf(lit("<function="), b.Name(i), lit(">"), args, lit("</function>"))
+	})
+	fv31.Tag = jsonTag(func(n string) string { return "<function=" + n + ">" }, "</function>")
+	callSyntaxes["functionary-v3.1"] = &fv31
+
+	// Functionary v3.2: the prompt ends with ">>>", so the first recipient
+	// comes without it.
+	fv32 := named(CallSyntax{Triggers: []string{">>>"}, Open: opt(">>>"), Sep: lit(">>>")}, func(b *Builder, i int, args string) string {
+		return seqOf(b.Name(i), lit("\n"), args)
+	})
+	callSyntaxes["functionary-v3.2"] = &fv32
+
+	// gpt-oss: the model writes the channel first; the template writes
+	// history calls with the recipient first. Generation stops at <|call|>.
+	harmony := named(CallSyntax{
+		Triggers: []string{"<|channel|>commentary to=functions.", "<|start|>assistant to=functions."},
+		Open:     opt("<|start|>assistant"),
+		Single:   true,
+	}, func(b *Builder, i int, args string) string {
+		constrain := seqOf(opt(" "), opt("<|constrain|>"), opt("json"))
+		channelFirst := seqOf(lit("<|channel|>commentary to=functions."), b.Name(i), constrain)
+		recipientFirst := seqOf(lit(" to=functions."), b.Name(i), lit("<|channel|>commentary"), constrain)
+		return seqOf("("+channelFirst+" | "+recipientFirst+")", lit("<|message|>"), args, lit("<|call|>"))
+	})
+	harmony.Tag = jsonTag(func(n string) string {
+		return "<|channel|>commentary to=functions." + n + " <|constrain|>json<|message|>"
+	}, "<|call|>")
+	callSyntaxes["gpt-oss-harmony"] = think(harmony, "<|channel|>analysis<|message|>", "<|end|>")
+
+	solar := named(CallSyntax{
+		Triggers: []string{"<|tool_calls|>"},
+		Open:     seqOf(opt("<|begin|>assistant"), lit("<|tool_calls|>")),
+		Close:    lit("<|calls|>"),
+	}, func(b *Builder, i int, args string) string {
+		id := grammar.Repeat(grammar.Class(false, grammar.Range{Lo: 'a', Hi: 'z'}, grammar.Range{Lo: '0', Hi: '9'}), 9, 10) // ten in the template's examples; nine-character ids from clients (Mistral's) pass through
+		return seqOf(lit("<|tool_call:begin|>"), id, lit("<|tool_call:name|>"), b.Name(i), lit("<|tool_call:args|>"), args, lit("<|tool_call:end|>"))
+	})
+	callSyntaxes["solar-open"] = think(solar, "<|think|>", "<|end|>")
+
+	return callSyntaxes
+}

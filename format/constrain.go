@@ -1,0 +1,342 @@
+package format
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/dragoman-dev/dragoman/chat"
+	"github.com/dragoman-dev/dragoman/grammar"
+)
+
+// CallSyntax says how a family writes its calls, so that the calls can be
+// constrained at sampling time: the GBNF of one call to each tool, and what
+// goes before, between and after the calls. Every family that has one
+// describes it in its own file; Constrain assembles the grammar.
+type CallSyntax struct {
+	// Triggers are the literal texts that start the calls. A lazy grammar
+	// (tool_choice "auto") applies from the first of them on, so the text
+	// Open + call matches must start with one of them.
+	Triggers []string
+	// Open, Sep and Close are GBNF expressions: before the first call,
+	// between two calls, after the last ("" for nothing).
+	Open, Sep, Close string
+	// Call is the GBNF expression of one call to b.Tools[i].
+	Call func(b *Builder, i int) (string, error)
+	// Single says the family writes at most one call per turn (its
+	// templates render only one, or generation stops after a call).
+	Single bool
+	// ThinkOpen and ThinkClose are the reasoning markers; reasoning may come
+	// before the calls when a call is forced. Empty when the family has
+	// none.
+	ThinkOpen, ThinkClose string
+	// Wrap, when not nil, replaces Open and Close: it returns the GBNF of
+	// the whole calls section given the calls (for families with several
+	// openers, each with its own closer).
+	Wrap func(calls string) string
+	// Tag, when not nil, writes one call as begin + the arguments as a JSON
+	// object + end: the form structural tags take (vLLM, SGLang), and the
+	// form a named function is forced in through a JSON Schema (Ollama).
+	// Families whose arguments are not one JSON object have none.
+	Tag func(name string) (begin, end string)
+}
+
+// ToolChoice is what the request asks of the calls.
+type ToolChoice struct {
+	// Mode is "auto" (calls may come: the grammar is lazy, triggered by the
+	// family's call opener), "required" (a call must come, after reasoning
+	// where the template allows it) or "none" (no calls: no constraint).
+	Mode string
+	// Name, when set, allows calls to that function only, and requires one.
+	Name string
+	// Single allows at most one call (parallel_tool_calls: false).
+	Single bool
+}
+
+// Constraint is what a runtime needs to constrain one request's calls.
+type Constraint struct {
+	// Grammar is GBNF whose rule "root" the output must follow; when Lazy,
+	// from the first trigger on (llama.cpp's grammar_lazy), and otherwise
+	// from its first byte.
+	Grammar  string
+	Lazy     bool
+	Triggers []string
+	// Tags are the per-tool structural tags, when the family writes its
+	// arguments as one JSON object (CallSyntax.Tag): vLLM's and SGLang's
+	// structural_tag, with Triggers as its triggers.
+	Tags []StructuralTag
+	// Warnings name what the tools' schemas ask that the grammar does not
+	// enforce, each prefixed with the tool's name.
+	Warnings []string
+}
+
+// StructuralTag is one tool's call as begin text, a JSON Schema for the
+// arguments, and end text.
+type StructuralTag struct {
+	Begin  string          `json:"begin"`
+	Schema json.RawMessage `json:"schema"`
+	End    string          `json:"end"`
+}
+
+// ErrNoCallSyntax is returned by Constrain for a family whose calls cannot
+// be constrained yet.
+var ErrNoCallSyntax = errors.New("no call grammar for this family yet")
+
+// Constrain builds the constraint for calls to tools in the family's markup.
+// reasoningOpen says the rendered prompt left reasoning open, so a forced
+// call comes after the reasoning closes. tool_choice "none" and an empty
+// tool list give no constraint (nil).
+func (f *Family) Constrain(tools []chat.Tool, choice ToolChoice, reasoningOpen bool) (*Constraint, error) {
+	if choice.Mode == "none" || len(tools) == 0 {
+		return nil, nil
+	}
+	cs := f.Calls
+	if cs == nil {
+		return nil, fmt.Errorf("%s: %w", f.ID, ErrNoCallSyntax)
+	}
+	if choice.Name != "" {
+		var only []chat.Tool
+		for _, t := range tools {
+			if t.Function.Name == choice.Name {
+				only = append(only, t)
+				break
+			}
+		}
+		if only == nil {
+			return nil, fmt.Errorf("tool_choice names %q, which is not among the tools", choice.Name)
+		}
+		tools = only
+	}
+	b := newBuilder(tools)
+	alts := make([]string, len(tools))
+	for i := range tools {
+		c, err := cs.Call(b, i)
+		if err != nil {
+			return nil, fmt.Errorf("tool %q: %w", tools[i].Function.Name, err)
+		}
+		name := b.G.Add("call-"+tools[i].Function.Name, c)
+		alts[i] = name
+	}
+	call := b.G.Add("call", strings.Join(alts, " | "))
+	body := call
+	if !(cs.Single || choice.Single) {
+		sep := cs.Sep
+		body = call + " (" + seqOf(sep, call) + ")*"
+	}
+	section := seqOf(cs.Open, body, cs.Close)
+	if cs.Wrap != nil {
+		section = cs.Wrap(body)
+	}
+	if strings.Contains(section, wsPlaceholder) {
+		section = strings.ReplaceAll(section, wsPlaceholder, b.WS())
+	}
+	calls := b.G.Add("calls", section)
+	c := &Constraint{Triggers: cs.Triggers, Warnings: b.warnings}
+	lazy := choice.Mode != "required" && choice.Name == ""
+	if lazy {
+		c.Lazy = true
+		b.G.Rule("root", calls)
+	} else {
+		think := ""
+		if cs.ThinkClose != "" {
+			reasoning := seqOf(b.G.TextWithout(cs.ThinkClose), grammar.Literal(cs.ThinkClose), layout)
+			switch {
+			case reasoningOpen:
+				think = reasoning
+			case cs.ThinkOpen != "":
+				think = "(" + seqOf(grammar.Literal(cs.ThinkOpen), reasoning) + ")?"
+			}
+		}
+		b.G.Rule("root", seqOf(think, layout, calls))
+	}
+	if cs.Tag != nil {
+		for _, t := range tools {
+			begin, end := cs.Tag(t.Function.Name)
+			c.Tags = append(c.Tags, StructuralTag{Begin: begin, Schema: argumentsSchema(t), End: end})
+		}
+	}
+	c.Grammar = b.G.String()
+	return c, nil
+}
+
+// wsPlaceholder stands for the JSON whitespace rule in a CallSyntax's Open,
+// Sep and Close; Constrain replaces it with the rule's name.
+const wsPlaceholder = "{ws}"
+
+// layout is the whitespace allowed between reasoning and calls, and before
+// a forced call.
+var layout = grammar.Repeat(grammar.Class(false, grammar.Range{Lo: ' ', Hi: ' '}, grammar.Range{Lo: '\n', Hi: '\n'}), 0, 4)
+
+// argumentsSchema is a tool's parameters, or the empty object's schema.
+func argumentsSchema(t chat.Tool) json.RawMessage {
+	p := json.RawMessage(strings.TrimSpace(string(t.Function.Parameters)))
+	if len(p) == 0 || string(p) == "null" {
+		return json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	return p
+}
+
+// seqOf joins the non-empty GBNF expressions in sequence, each in
+// parentheses when it holds alternatives.
+func seqOf(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p == "" {
+			continue
+		}
+		if strings.Contains(p, "|") && !(strings.HasPrefix(p, "(") && strings.HasSuffix(p, ")")) {
+			p = "(" + p + ")"
+		}
+		out = append(out, p)
+	}
+	return strings.Join(out, " ")
+}
+
+// Builder is what a family's CallSyntax.Call writes one call with: the
+// grammar being built and the rules for each tool's name and arguments.
+type Builder struct {
+	G     *grammar.Grammar
+	Tools []chat.Tool
+
+	opts     grammar.Options
+	args     []string
+	members  [][]grammar.Member
+	warnings []string
+	str      string
+}
+
+func newBuilder(tools []chat.Tool) *Builder {
+	return &Builder{G: grammar.New(), Tools: tools, args: make([]string, len(tools)), members: make([][]grammar.Member, len(tools))}
+}
+
+// Name is tools[i]'s name as a GBNF literal.
+func (b *Builder) Name(i int) string { return grammar.Literal(b.Tools[i].Function.Name) }
+
+// JSONName is tools[i]'s name as a JSON string, as a GBNF literal.
+func (b *Builder) JSONName(i int) string {
+	j, _ := json.Marshal(b.Tools[i].Function.Name)
+	return grammar.Literal(string(j))
+}
+
+// WS is the whitespace allowed between JSON tokens.
+func (b *Builder) WS() string { return b.G.JSONWhitespace(b.opts) }
+
+// Args is the rule for tools[i]'s arguments as one JSON object.
+func (b *Builder) Args(i int) (string, error) {
+	if b.args[i] != "" {
+		return b.args[i], nil
+	}
+	rule, warns, err := grammar.AddSchema(b.G, "args-"+b.Tools[i].Function.Name, argumentsSchema(b.Tools[i]), b.opts)
+	b.warn(i, warns)
+	if err != nil {
+		return "", err
+	}
+	b.args[i] = rule
+	return rule, nil
+}
+
+func (b *Builder) warn(i int, warns []string) {
+	for _, w := range warns {
+		b.warnings = append(b.warnings, b.Tools[i].Function.Name+": "+w)
+	}
+}
+
+// JSONCall is tools[i]'s call as one JSON object with the name under
+// nameKey and the arguments under argsKey, in that order; extra, when not
+// empty, is a GBNF expression for further members after them (each with its
+// leading comma).
+func (b *Builder) JSONCall(i int, nameKey, argsKey, extra string) (string, error) {
+	args, err := b.Args(i)
+	if err != nil {
+		return "", err
+	}
+	ws := b.WS()
+	return seqOf(grammar.Literal("{"), ws, grammar.Literal(`"`+nameKey+`"`), ws, grammar.Literal(":"), ws, b.JSONName(i), ws,
+		grammar.Literal(","), ws, grammar.Literal(`"`+argsKey+`"`), ws, grammar.Literal(":"), ws, args, ws, extra, grammar.Literal("}")), nil
+}
+
+// JSONString is the rule for any JSON string.
+func (b *Builder) JSONString() string {
+	if b.str == "" {
+		b.str, _, _ = grammar.AddSchema(b.G, "string-value", json.RawMessage(`{"type":"string"}`), b.opts)
+	}
+	return b.str
+}
+
+// Value says how a family writes one argument's value in markup of its own.
+type Value struct {
+	// Stop is the markup that ends a value; a string value is any text
+	// without it.
+	Stop string
+	// String, when not empty, is the GBNF of a string value instead of any
+	// text without Stop.
+	String string
+	// Python says the templates write non-strings with Python's str():
+	// True, False and None are accepted beside true, false and null.
+	Python bool
+}
+
+// Params is the sequence of tools[i]'s arguments written one by one, in the
+// schema's order, optional ones optional; param writes one of them given
+// its name (plain text, not a literal) and the GBNF of its value, and may
+// look at the member's schema type. Only declared properties can be
+// written.
+func (b *Builder) Params(i int, v Value, param func(m grammar.Member, value string) string) (string, error) {
+	ms, err := b.Members(i)
+	if err != nil {
+		return "", err
+	}
+	var parts []string
+	for _, m := range ms {
+		p := param(m, b.value(m, v))
+		if !m.Required {
+			p = "(" + p + ")?"
+		}
+		parts = append(parts, p)
+	}
+	return seqOf(parts...), nil
+}
+
+// Members are tools[i]'s declared arguments with their JSON value rules.
+func (b *Builder) Members(i int) ([]grammar.Member, error) {
+	if b.members[i] == nil {
+		ms, warns, err := grammar.AddMembers(b.G, "arg-"+b.Tools[i].Function.Name, argumentsSchema(b.Tools[i]), b.opts)
+		b.warn(i, warns)
+		if err != nil {
+			return nil, err
+		}
+		b.members[i] = append(ms, grammar.Member{})[:len(ms)] // non-nil even when empty
+	}
+	return b.members[i], nil
+}
+
+// value is the GBNF of one raw-text value: a string is any text without the
+// stop markup (an enum: one of its values); other types as JSON.
+func (b *Builder) value(m grammar.Member, v Value) string {
+	if len(m.Enum) > 0 {
+		lits := make([]string, len(m.Enum))
+		for k, e := range m.Enum {
+			lits[k] = grammar.Literal(e)
+		}
+		return "(" + strings.Join(lits, " | ") + ")"
+	}
+	switch m.Type {
+	case "string", "":
+		if v.String != "" {
+			return v.String
+		}
+		return b.G.TextWithout(v.Stop)
+	case "boolean":
+		if v.Python {
+			return `("true" | "false" | "True" | "False")`
+		}
+		return `("true" | "false")`
+	case "null":
+		if v.Python {
+			return `("null" | "None")`
+		}
+		return `"null"`
+	}
+	return m.Value
+}

@@ -1,0 +1,214 @@
+package grammar
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Member is one declared property of an object schema, for tool-call formats that write each argument in
+// markup of its own (<parameter=city>Paris</parameter>) instead of one JSON object.
+type Member struct {
+	Name     string
+	Required bool
+	// Type is the property's JSON type when the schema names one ("string", "integer", "number",
+	// "boolean", "null", "object", "array"); "" when it names none or several.
+	Type string
+	// Enum holds the allowed values when the property is a string enum or const; the format writes them
+	// as raw text.
+	Enum []string
+	// Value is the rule matching the property's value written as JSON.
+	Value string
+}
+
+// AddMembers adds to g a rule for the JSON value of each declared property of an object schema and
+// returns the properties in the schema's order (a required property missing from "properties" comes
+// after them). $ref inside the schema is followed, also for the object itself. Warnings are AddSchema's.
+func AddMembers(g *Grammar, prefix string, schema json.RawMessage, opts Options) ([]Member, []string, error) {
+	if len(bytes.TrimSpace(schema)) == 0 || string(bytes.TrimSpace(schema)) == "null" {
+		return nil, nil, nil
+	}
+	doc, err := parseJSON(string(schema))
+	if err != nil {
+		return nil, nil, fmt.Errorf("grammar: schema: %w", err)
+	}
+	if opts.MaxRepetition <= 0 {
+		opts.MaxRepetition = DefaultMaxRepetition
+	}
+	sg := &schemaGen{g: g, opts: opts, doc: doc, prefix: sanitizeName(prefix)}
+	sg.top = sg.prefix // a "#" reference inside a property means the whole arguments object
+	obj := sg.deref(doc)
+	if obj == nil || obj.kind != jObject {
+		return nil, nil, nil
+	}
+	required := map[string]bool{}
+	var order []string
+	if r := obj.get("required"); r != nil && r.kind == jArray {
+		for _, v := range r.vals {
+			if v.kind == jString && !required[v.str] {
+				required[v.str] = true
+				order = append(order, v.str)
+			}
+		}
+	}
+	var out []Member
+	seen := map[string]bool{}
+	add := func(key string, s *jvalue) error {
+		seen[key] = true
+		sg.push("properties", key)
+		defer sg.pop(2)
+		rule, err := sg.valueAtom(s, sg.prefix+"-"+key)
+		if err != nil {
+			return err
+		}
+		m := Member{Name: key, Required: required[key], Value: rule}
+		m.Type, m.Enum = sg.memberType(s)
+		out = append(out, m)
+		return nil
+	}
+	if props := obj.get("properties"); props != nil && props.kind == jObject {
+		for i, key := range props.keys {
+			if seen[key] {
+				continue
+			}
+			if err := add(key, props.vals[i]); err != nil {
+				return nil, sg.warnings, err
+			}
+		}
+	}
+	for _, key := range order {
+		if !seen[key] {
+			if err := add(key, nil); err != nil {
+				return nil, sg.warnings, err
+			}
+		}
+	}
+	if strings.Contains(string(schema), `"#"`) && !g.Has(sg.top) {
+		// A property refers to the whole arguments object: give it its rule.
+		top := g.alloc(sg.top)
+		e, err := sg.expr(doc, top)
+		if err != nil {
+			return nil, sg.warnings, err
+		}
+		g.Rule(top, e.text)
+	}
+	return out, sg.warnings, nil
+}
+
+// deref follows $ref from s until it reaches a schema that is not a reference.
+func (sg *schemaGen) deref(s *jvalue) *jvalue {
+	for i := 0; i < 32 && s != nil && s.kind == jObject; i++ {
+		ref := s.get("$ref")
+		if ref == nil || ref.kind != jString {
+			return s
+		}
+		s = sg.resolve(ref.str)
+	}
+	return s
+}
+
+// memberType reads a property schema's single JSON type and its string enum, if any.
+func (sg *schemaGen) memberType(s *jvalue) (string, []string) {
+	s = sg.deref(s)
+	if s == nil || s.kind != jObject {
+		return "", nil
+	}
+	var enum []string
+	if c := s.get("const"); c != nil {
+		if c.kind != jString {
+			return "", nil
+		}
+		return "string", []string{c.str}
+	}
+	if e := s.get("enum"); e != nil && e.kind == jArray {
+		for _, v := range e.vals {
+			if v.kind != jString {
+				return "", nil
+			}
+			enum = append(enum, v.str)
+		}
+		return "string", enum
+	}
+	t := s.get("type")
+	if t == nil {
+		return "", nil
+	}
+	var names []string
+	switch t.kind {
+	case jString:
+		names = []string{t.str}
+	case jArray:
+		for _, v := range t.vals {
+			if v.kind == jString && v.str != "null" {
+				names = append(names, v.str)
+			}
+		}
+	}
+	if len(names) != 1 {
+		return "", nil
+	}
+	name := names[0]
+	if alias, ok := typeAliases[name]; ok {
+		name = alias
+	}
+	return name, nil
+}
+
+// TextWithout returns the rule matching any text that does not contain stop and does not end with a
+// proper prefix of it: the raw text of a value that stop ends (</parameter>). The rule is added once per
+// stop. When stop's first character appears again inside it the rule is stricter than that (it refuses
+// some texts that do not contain stop), never looser.
+func (g *Grammar) TextWithout(stop string) string {
+	if g.shared == nil {
+		g.shared = make(map[string]string)
+	}
+	key := "text-without\x00" + stop
+	if name, ok := g.shared[key]; ok {
+		return name
+	}
+	name := g.alloc("text")
+	g.shared[key] = name
+	rs := []rune(stop)
+	if len(rs) == 0 {
+		g.Rule(name, ".*")
+		return name
+	}
+	first := rs[0]
+	alts := []string{Class(true, Range{first, first})}
+	for k := 1; k < len(rs); k++ {
+		// The first k characters of stop, then one that neither continues it nor starts it again. The
+		// first character may repeat ("<<" in code), so it is written first+.
+		var b strings.Builder
+		b.WriteString(Literal(string(first)))
+		b.WriteString("+")
+		if k > 1 {
+			b.WriteString(" ")
+			b.WriteString(Literal(string(rs[1:k])))
+		}
+		b.WriteString(" ")
+		b.WriteString(Class(true, Range{rs[k], rs[k]}, Range{first, first}))
+		alts = append(alts, b.String())
+	}
+	g.Rule(name, "("+strings.Join(alts, " | ")+")*")
+	return name
+}
+
+// PrefixRule is Prefix for the language of the named rule instead of root.
+func (g *Grammar) PrefixRule(rule, s string) bool {
+	return g.recognise(rule, s, true)
+}
+
+// JSONWhitespace returns the whitespace rule JSON values use between tokens under opts ("" for compact
+// JSON), adding it if the grammar has none yet.
+func (g *Grammar) JSONWhitespace(opts Options) string {
+	return (&schemaGen{g: g, opts: opts}).ws()
+}
+
+// Add adds a rule with the expression expr under a name based on base that the grammar does not use yet,
+// and returns that name.
+func (g *Grammar) Add(base, expr string) string {
+	name := g.alloc(base)
+	g.Rule(name, expr)
+	return name
+}
