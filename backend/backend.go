@@ -105,6 +105,11 @@ type CompleteRequest struct {
 	// markers such as <tool_call>), which the runtime must match as single
 	// tokens rather than refuse as control tokens.
 	PreservedTokens []string
+	// StructuralTag is a structural tag in the shape vLLM and xgrammar take
+	// ({"type": "structural_tag", "structures": [{begin, schema, end}],
+	// "triggers": [...]}): calls constrained after a trigger, text free
+	// elsewhere.
+	StructuralTag json.RawMessage
 	// ContextLength asks Ollama for this num_ctx; 0 leaves the model's default.
 	ContextLength int
 }

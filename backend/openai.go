@@ -142,6 +142,18 @@ type llamaCompletionRequest struct {
 	Temperature *float64        `json:"temperature,omitempty"`
 	TopP        *float64        `json:"top_p,omitempty"`
 	Seed        *int64          `json:"seed,omitempty"`
+	// A lazy grammar applies from the first trigger on. A trigger word that
+	// is one token must also be a preserved token (v0.5.0 refuses it
+	// otherwise), so the gateway lists every trigger word there.
+	GrammarLazy     bool           `json:"grammar_lazy,omitempty"`
+	GrammarTriggers []llamaTrigger `json:"grammar_triggers,omitempty"`
+	PreservedTokens []string       `json:"preserved_tokens,omitempty"`
+}
+
+// llamaTrigger is one of llama-server's grammar_triggers.
+type llamaTrigger struct {
+	Type  int    `json:"type"`
+	Value string `json:"value"`
 }
 
 // completionsRequest is /v1/completions.
@@ -159,6 +171,10 @@ type completionsRequest struct {
 	// replaced guided_json, which vLLM v0.12.0 removed
 	// (https://docs.vllm.ai/en/latest/features/structured_outputs/).
 	StructuredOutputs map[string]json.RawMessage `json:"structured_outputs,omitempty"`
+	// Ebnf is SGLang's grammar constraint (GBNF, read by xgrammar); JSONSchema
+	// its schema constraint. SGLang takes one constraint per request.
+	Ebnf       string          `json:"ebnf,omitempty"`
+	JSONSchema json.RawMessage `json:"json_schema,omitempty"`
 }
 
 type streamOptions struct {
@@ -178,6 +194,12 @@ func (b *OpenAIBackend) Complete(ctx context.Context, req CompleteRequest) (Stre
 			Prompt: req.Prompt, NPredict: req.MaxTokens, Stream: true,
 			Grammar: req.Grammar, JSONSchema: req.JSONSchema, Stop: req.Stop,
 			Temperature: req.Temperature, TopP: req.TopP, Seed: req.Seed,
+			GrammarLazy: req.GrammarLazy && req.Grammar != "", PreservedTokens: req.PreservedTokens,
+		}
+		if body.GrammarLazy {
+			for _, t := range req.GrammarTriggers {
+				body.GrammarTriggers = append(body.GrammarTriggers, llamaTrigger{Type: llamaTriggerType(t.Type), Value: t.Value})
+			}
 		}
 		return b.stream(ctx, "/completion", body, modeLlamaCompletion)
 	}
@@ -186,8 +208,17 @@ func (b *OpenAIBackend) Complete(ctx context.Context, req CompleteRequest) (Stre
 		StreamOptions: &streamOptions{IncludeUsage: true}, Stop: req.Stop,
 		Temperature: req.Temperature, TopP: req.TopP, Seed: req.Seed,
 	}
-	if b.kind == VLLM && len(req.JSONSchema) > 0 {
+	switch {
+	case b.kind == VLLM && len(req.JSONSchema) > 0:
 		body.StructuredOutputs = map[string]json.RawMessage{"json": req.JSONSchema}
+	case b.kind == VLLM && len(req.StructuralTag) > 0:
+		// vLLM takes the structural tag as a JSON string.
+		tag, _ := json.Marshal(string(req.StructuralTag))
+		body.StructuredOutputs = map[string]json.RawMessage{"structural_tag": tag}
+	case b.kind == SGLang && req.Grammar != "" && !req.GrammarLazy:
+		body.Ebnf = req.Grammar
+	case b.kind == SGLang && len(req.JSONSchema) > 0:
+		body.JSONSchema = req.JSONSchema
 	}
 	return b.stream(ctx, "/v1/completions", body, modeCompletions)
 }

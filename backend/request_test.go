@@ -150,7 +150,17 @@ func TestCompleteRoutes(t *testing.T) {
 		{VLLM, CompleteRequest{Model: "m", Prompt: "p", Grammar: `root ::= "x"`}, "/v1/completions",
 			map[string]any{"model": "m"}, []string{"grammar", "structured_outputs", "guided_grammar"}},
 		{SGLang, CompleteRequest{Model: "m", Prompt: "p", JSONSchema: schema}, "/v1/completions",
-			map[string]any{"prompt": "p"}, []string{"structured_outputs", "json_schema"}},
+			map[string]any{"prompt": "p", "json_schema.type": "object"}, []string{"structured_outputs", "ebnf"}},
+		{SGLang, CompleteRequest{Model: "m", Prompt: "p", Grammar: `root ::= "x"`}, "/v1/completions",
+			map[string]any{"ebnf": `root ::= "x"`}, []string{"structured_outputs", "json_schema"}},
+		{SGLang, CompleteRequest{Model: "m", Prompt: "p", Grammar: `root ::= "x"`, GrammarLazy: true}, "/v1/completions",
+			map[string]any{"prompt": "p"}, []string{"ebnf"}}, // SGLang has no lazy grammar
+		{LlamaServer, CompleteRequest{Prompt: "p", Grammar: `root ::= "<tool_call>" [a-z]+`, GrammarLazy: true,
+			GrammarTriggers: []GrammarTrigger{{Type: "word", Value: "<tool_call>"}, {Type: "pattern", Value: "x+"}}, PreservedTokens: []string{"<tool_call>"}}, "/completion",
+			map[string]any{"grammar_lazy": true, "grammar_triggers": []any{map[string]any{"type": 1.0, "value": "<tool_call>"}, map[string]any{"type": 2.0, "value": "x+"}},
+				"preserved_tokens": []any{"<tool_call>"}}, []string{"json_schema"}},
+		{VLLM, CompleteRequest{Model: "m", Prompt: "p", StructuralTag: json.RawMessage(`{"type":"structural_tag"}`)}, "/v1/completions",
+			map[string]any{"structured_outputs.structural_tag": `{"type":"structural_tag"}`}, []string{"grammar"}},
 		{LMStudio, CompleteRequest{Model: "m", Prompt: "p"}, "/v1/completions", map[string]any{"stream": true}, nil},
 		{MLX, CompleteRequest{Model: "m", Prompt: "p", Stop: []string{"x"}}, "/v1/completions", map[string]any{"stop": []any{"x"}}, nil},
 	}

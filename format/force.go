@@ -62,3 +62,16 @@ func nameArgumentsBody(tools []chat.Tool, only string) (json.RawMessage, error) 
 	}
 	return append(append([]byte(`{"anyOf":[`), bytes.Join(alts, []byte(","))...), "]}"...), nil
 }
+
+// ForceNamed says how to force one call to tool on a runtime that constrains
+// output only to a JSON Schema, for a family whose arguments are one JSON
+// object (CallSyntax.Tag): the prompt ends with open, the output is the
+// arguments, matching schema, and close follows. ok is false when the family
+// cannot be forced so.
+func (f *Family) ForceNamed(tool chat.Tool) (open, close string, schema json.RawMessage, ok bool) {
+	if f.Calls == nil || f.Calls.Tag == nil {
+		return "", "", nil, false
+	}
+	open, close = f.Calls.Tag(tool.Function.Name)
+	return open, close, argumentsSchema(tool), true
+}

@@ -388,21 +388,27 @@ func TestModelsList(t *testing.T) {
 }
 
 // tool_choice "required" and a named function, in own mode on a runtime that
-// takes a JSON Schema: the prompt ends with the call opener, the output is
-// constrained to the body, and the body comes back as a call.
+// takes a JSON Schema: "required" ends the prompt with the call opener and
+// constrains the output to the call's body; a named function ends it with
+// the call opened up to the arguments and constrains them to the tool's
+// parameters. Either way the output comes back as the call.
 func TestOpenAIForcedCall(t *testing.T) {
-	body := `{"name": "get_weather", "arguments": {"city": "Oslo"}}`
-	for _, choice := range []string{`"required"`, `{"type":"function","function":{"name":"get_weather"}}`} {
-		rt := qwenRuntime(backend.Chunk{Text: body[:20]}, backend.Chunk{Text: body[20:]}, backend.Chunk{FinishReason: chat.FinishStop})
+	for _, tc := range []struct {
+		choice, output, promptEnd, schemaHas string
+	}{
+		{`"required"`, `{"name": "get_weather", "arguments": {"city": "Oslo"}}`, "<|im_start|>assistant\n<tool_call>\n", `"const":"get_weather"`},
+		{`{"type":"function","function":{"name":"get_weather"}}`, `{"city": "Oslo"}`, "<|im_start|>assistant\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": ", `"required":["city"]`},
+	} {
+		rt := qwenRuntime(backend.Chunk{Text: tc.output[:5]}, backend.Chunk{Text: tc.output[5:]}, backend.Chunk{FinishReason: chat.FinishStop})
 		ts := newFakeGateway(t, Config{}, rt)
-		v := decodeBody(t, post(t, ts.URL+"/v1/chat/completions", chatBody(`"tool_choice":`+choice)))
+		v := decodeBody(t, post(t, ts.URL+"/v1/chat/completions", chatBody(`"tool_choice":`+tc.choice)))
 		call := path(v, "choices", 0, "message", "tool_calls", 0)
 		if path(call, "function", "name") != "get_weather" || path(call, "function", "arguments") != `{"city": "Oslo"}` {
-			t.Errorf("%s: answer %v", choice, v)
+			t.Errorf("%s: answer %v", tc.choice, v)
 		}
 		c := rt.completes[0]
-		if !strings.HasSuffix(c.Prompt, "<|im_start|>assistant\n<tool_call>\n") || !strings.Contains(string(c.JSONSchema), `"const":"get_weather"`) {
-			t.Errorf("%s: prompt ends %q, schema %s", choice, c.Prompt[max(0, len(c.Prompt)-40):], c.JSONSchema)
+		if !strings.HasSuffix(c.Prompt, tc.promptEnd) || !strings.Contains(string(c.JSONSchema), tc.schemaHas) {
+			t.Errorf("%s: prompt ends %q, schema %s", tc.choice, c.Prompt[max(0, len(c.Prompt)-60):], c.JSONSchema)
 		}
 	}
 }

@@ -1,0 +1,83 @@
+package gateway
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/dragoman-dev/dragoman/backend"
+	"github.com/dragoman-dev/dragoman/chat"
+	"github.com/dragoman-dev/dragoman/grammar"
+)
+
+// The call constraint each runtime gets in own mode, by tool_choice: the
+// grammar for llama-server (lazy for auto, eager for forced calls), a
+// structural tag for vLLM auto, the eager grammar for SGLang forced calls,
+// nothing for Ollama auto; and the constraint sent admits the call the
+// runtime then writes.
+func TestCallConstraintPerRuntime(t *testing.T) {
+	call := "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}\n</tool_call>"
+	cases := []struct {
+		kind   backend.Kind
+		extra  string
+		check  func(t *testing.T, c backend.CompleteRequest)
+		accept bool // the grammar sent, if any, must admit call
+	}{
+		{backend.LlamaServer, "", func(t *testing.T, c backend.CompleteRequest) {
+			if !c.GrammarLazy || len(c.GrammarTriggers) != 1 || c.GrammarTriggers[0] != (backend.GrammarTrigger{Type: "word", Value: "<tool_call>"}) ||
+				len(c.PreservedTokens) != 1 || len(c.JSONSchema) > 0 {
+				t.Errorf("lazy grammar expected: %+v", c)
+			}
+		}, true},
+		{backend.LlamaServer, `"tool_choice":"required"`, func(t *testing.T, c backend.CompleteRequest) {
+			if c.GrammarLazy || c.Grammar == "" || len(c.JSONSchema) > 0 || strings.HasSuffix(c.Prompt, "<tool_call>\n") {
+				t.Errorf("eager grammar, no prefill expected: %+v", c)
+			}
+		}, true},
+		{backend.LlamaServer, `"tool_choice":"required","parallel_tool_calls":false`, func(t *testing.T, c backend.CompleteRequest) {
+			g, err := grammar.Parse(c.Grammar)
+			if err != nil || g.Match(call+"\n"+call) {
+				t.Errorf("parallel_tool_calls false: two calls admitted (%v)", err)
+			}
+		}, true},
+		{backend.SGLang, `"tool_choice":"required"`, func(t *testing.T, c backend.CompleteRequest) {
+			if c.GrammarLazy || c.Grammar == "" {
+				t.Errorf("eager grammar expected: %+v", c)
+			}
+		}, true},
+		{backend.VLLM, "", func(t *testing.T, c backend.CompleteRequest) {
+			var tag struct {
+				Type       string
+				Structures []struct{ Begin, End string }
+				Triggers   []string
+			}
+			if err := json.Unmarshal(c.StructuralTag, &tag); err != nil || tag.Type != "structural_tag" || len(tag.Structures) != 1 ||
+				tag.Structures[0].Begin != "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": " || tag.Triggers[0] != "<tool_call>" || c.Grammar != "" {
+				t.Errorf("structural tag expected: %s (%v)", c.StructuralTag, err)
+			}
+		}, false},
+		{backend.Ollama, "", func(t *testing.T, c backend.CompleteRequest) {
+			if c.Grammar != "" || len(c.JSONSchema) > 0 || len(c.StructuralTag) > 0 {
+				t.Errorf("Ollama takes no lazy constraint: %+v", c)
+			}
+		}, false},
+	}
+	for _, tc := range cases {
+		rt := qwenRuntime(backend.Chunk{Text: call}, backend.Chunk{FinishReason: chat.FinishStop})
+		rt.kind = tc.kind
+		ts := newFakeGateway(t, Config{}, rt)
+		v := decodeBody(t, post(t, ts.URL+"/v1/chat/completions", chatBody(tc.extra)))
+		if path(v, "choices", 0, "message", "tool_calls", 0, "function", "name") != "get_weather" {
+			t.Errorf("%s %s: answer %v", tc.kind, tc.extra, v)
+			continue
+		}
+		c := rt.completes[0]
+		tc.check(t, c)
+		if tc.accept {
+			g, err := grammar.Parse(c.Grammar)
+			if err != nil || !g.Match(call) {
+				t.Errorf("%s %s: the grammar sent refuses the call (%v)", tc.kind, tc.extra, err)
+			}
+		}
+	}
+}
