@@ -34,12 +34,31 @@ func (t *Tokenizer) mergeOf(l, r int32) (rank uint32, merged int32, ok bool) {
 	return uint32(v >> 32), int32(uint32(v)), ok
 }
 
-func (sc *bpeScratch) merge(t *Tokenizer, w string) []int32 {
+func (sc *bpeScratch) reset() {
 	sc.syms = sc.syms[:0]
 	sc.heap = sc.heap[:0]
 	sc.out = sc.out[:0]
+}
+
+// add appends a symbol to the word being built.
+func (sc *bpeScratch) add(id int32) {
+	n := int32(len(sc.syms))
+	sc.syms = append(sc.syms, symbol{id: id, prev: n - 1, next: n + 1})
+}
+
+// merge runs byte-level BPE on w: its bytes are the first symbols.
+func (sc *bpeScratch) merge(t *Tokenizer, w string) []int32 {
+	sc.reset()
 	for i := 0; i < len(w); i++ {
 		sc.syms = append(sc.syms, symbol{id: t.byteID[w[i]], prev: int32(i - 1), next: int32(i + 1)})
+	}
+	return sc.run(t)
+}
+
+// run merges the symbols in sc.syms (linked in order) and returns the ids.
+func (sc *bpeScratch) run(t *Tokenizer) []int32 {
+	if len(sc.syms) == 0 {
+		return sc.out
 	}
 	sc.syms[len(sc.syms)-1].next = -1
 	for i := 1; i < len(sc.syms); i++ {

@@ -44,11 +44,14 @@ func ggufPre(name string) (pre preTokenizer, ignoreMerges, addBOS bool, ok bool)
 // FromGGUFMetadata builds the tokenizer that GGUF metadata describes.
 func FromGGUFMetadata(g *template.GGUF) (*Tokenizer, error) {
 	model, _ := g.String("tokenizer.ggml.model")
-	if model != "gpt2" {
-		if model == "" {
-			return nil, fmt.Errorf("no tokenizer in the GGUF metadata (tokenizer.ggml.model missing)")
-		}
-		return nil, fmt.Errorf("tokenizer.ggml.model %q is not supported yet (only \"gpt2\", byte-level BPE)", model)
+	switch model {
+	case "gpt2":
+	case "llama":
+		return fromGGUFSPM(g)
+	case "":
+		return nil, fmt.Errorf("no tokenizer in the GGUF metadata (tokenizer.ggml.model missing)")
+	default:
+		return nil, fmt.Errorf("tokenizer.ggml.model %q is not supported yet (only \"gpt2\", byte-level BPE, and \"llama\", SentencePiece BPE)", model)
 	}
 	preName, _ := g.String("tokenizer.ggml.pre")
 	if preName == "" {
@@ -58,22 +61,9 @@ func FromGGUFMetadata(g *template.GGUF) (*Tokenizer, error) {
 	if !ok {
 		return nil, fmt.Errorf("tokenizer.ggml.pre %q is not supported yet", preName)
 	}
-	tokens, ok := g.Strings("tokenizer.ggml.tokens")
-	if !ok || len(tokens) == 0 {
-		return nil, fmt.Errorf("tokenizer.ggml.tokens missing")
-	}
-	types := make([]TokenType, len(tokens))
-	for i := range types {
-		types[i] = TypeNormal
-	}
-	if v, ok := g.Values["tokenizer.ggml.token_type"]; ok {
-		tt, ok := intSlice(v)
-		if !ok || len(tt) != len(tokens) {
-			return nil, fmt.Errorf("tokenizer.ggml.token_type: want %d integers", len(tokens))
-		}
-		for i, x := range tt {
-			types[i] = TokenType(x)
-		}
+	tokens, types, err := ggufVocab(g)
+	if err != nil {
+		return nil, err
 	}
 	merges, _ := g.Strings("tokenizer.ggml.merges")
 	pairs := make([][2]string, 0, len(merges))
@@ -88,7 +78,71 @@ func FromGGUFMetadata(g *template.GGUF) (*Tokenizer, error) {
 	}
 	t := newTokenizer(tokens, types, pairs)
 	t.pre, t.preName, t.ignoreMerge = pre, preName, ignoreMerges
+	t.ggufAffixes(g, addBOS)
+	return t, nil
+}
 
+// ggufVocab reads the tokens and their types.
+func ggufVocab(g *template.GGUF) ([]string, []TokenType, error) {
+	tokens, ok := g.Strings("tokenizer.ggml.tokens")
+	if !ok || len(tokens) == 0 {
+		return nil, nil, fmt.Errorf("tokenizer.ggml.tokens missing")
+	}
+	types := make([]TokenType, len(tokens))
+	for i := range types {
+		types[i] = TypeNormal
+	}
+	if v, ok := g.Values["tokenizer.ggml.token_type"]; ok {
+		tt, ok := intSlice(v)
+		if !ok || len(tt) != len(tokens) {
+			return nil, nil, fmt.Errorf("tokenizer.ggml.token_type: want %d integers", len(tokens))
+		}
+		for i, x := range tt {
+			types[i] = TokenType(x)
+		}
+	}
+	return tokens, types, nil
+}
+
+// fromGGUFSPM builds llama.cpp's SentencePiece tokenizer (tokenizer.ggml.model
+// "llama": Llama 2, Mistral v1–v3, Gemma GGUFs): no pre-tokenizer, a space
+// put before every stretch of text between special tokens (unless
+// tokenizer.ggml.add_space_prefix is false), spaces written as "▁", merges
+// by the merged token's score, bytes' tokens for unknown characters, BOS
+// added unless tokenizer.ggml.add_bos_token is false.
+func fromGGUFSPM(g *template.GGUF) (*Tokenizer, error) {
+	tokens, types, err := ggufVocab(g)
+	if err != nil {
+		return nil, err
+	}
+	t := newTokenizer(tokens, types, nil)
+	t.kind, t.pre, t.preName = modelSPM, wholeText{}, "spm"
+	t.scores = make([]float32, len(tokens))
+	if v, ok := g.Values["tokenizer.ggml.scores"]; ok {
+		sc, ok := v.([]float32)
+		if !ok || len(sc) != len(tokens) {
+			return nil, fmt.Errorf("tokenizer.ggml.scores: want %d float32 values", len(tokens))
+		}
+		copy(t.scores, sc)
+	}
+	addSpace := true
+	if b, ok := g.Values["tokenizer.ggml.add_space_prefix"].(bool); ok {
+		addSpace = b
+	}
+	t.meta = &metaspace{replacement: spaceMark, prefixSpace: addSpace}
+	t.unk = -1
+	if id, ok := g.Int("tokenizer.ggml.unknown_token_id"); ok && id >= 0 && id < int64(len(tokens)) {
+		t.unk = int32(id)
+	}
+	t.finishChars()
+	t.ggufAffixes(g, true)
+	return t, nil
+}
+
+// ggufAffixes sets BOS, EOS, what the runtime adds around a prompt, and the
+// special-token matcher.
+func (t *Tokenizer) ggufAffixes(g *template.GGUF, addBOS bool) {
+	tokens, types := t.texts, t.types
 	t.bos, t.eos = -1, -1
 	if id, ok := g.Int("tokenizer.ggml.bos_token_id"); ok && id >= 0 && id < int64(len(tokens)) {
 		t.bos = int32(id)
@@ -118,7 +172,6 @@ func FromGGUFMetadata(g *template.GGUF) (*Tokenizer, error) {
 		}
 	}
 	t.special = newSpecialMatcher(ids, texts, false)
-	return t, nil
 }
 
 // newTokenizer builds the vocabulary, pieces and merge table.
@@ -128,6 +181,7 @@ func newTokenizer(tokens []string, types []TokenType, merges [][2]string) *Token
 		types:  types,
 		pieces: make([]string, len(tokens)),
 		vocab:  make(map[string]int32, len(tokens)),
+		unk:    -1,
 	}
 	for id, s := range tokens {
 		if _, dup := t.vocab[s]; !dup && s != "" {

@@ -4,18 +4,23 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
+	"strings"
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
 )
 
 // FromTokenizerJSON loads a Hugging Face tokenizer.json. Supported: model BPE
-// (byte-level, no dropout, no byte fallback, no subword affixes), normalizer
-// none or NFC, pre-tokenizers ByteLevel, Digits, Split with the regexes of
-// the GPT-2, Llama 3 and Qwen2 families, and Sequences of them, post-processor
-// ByteLevel or TemplateProcessing. Anything else is an error naming it, not a
-// guess.
+// (byte-level behind a ByteLevel pre-tokenizer, or over characters with byte
+// fallback as SentencePiece conversions have it; no dropout, no subword
+// affixes) and Unigram; normalizers NFC, NFKC, NFD, NFKD, Replace (of a
+// string), Prepend and Sequences of them; pre-tokenizers ByteLevel, Digits,
+// Metaspace, Split on a string or on the regexes of the GPT-2, Llama 3,
+// Qwen2, Tekken and o200k families, and Sequences of them; post-processor
+// ByteLevel or TemplateProcessing. Anything else is an error naming it, not
+// a guess.
 func FromTokenizerJSON(path string) (*Tokenizer, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -41,11 +46,13 @@ type hfFile struct {
 		Type                    string          `json:"type"`
 		Dropout                 *float64        `json:"dropout"`
 		UnkToken                *string         `json:"unk_token"`
+		UnkID                   *int            `json:"unk_id"`
+		FuseUnk                 bool            `json:"fuse_unk"`
 		ContinuingSubwordPrefix *string         `json:"continuing_subword_prefix"`
 		EndOfWordSuffix         *string         `json:"end_of_word_suffix"`
 		ByteFallback            bool            `json:"byte_fallback"`
 		IgnoreMerges            bool            `json:"ignore_merges"`
-		Vocab                   map[string]int  `json:"vocab"`
+		Vocab                   json.RawMessage `json:"vocab"`
 		Merges                  json.RawMessage `json:"merges"`
 	} `json:"model"`
 }
@@ -57,21 +64,49 @@ func ParseTokenizerJSON(data []byte) (*Tokenizer, error) {
 		return nil, err
 	}
 	m := f.Model
-	if m.Type != "BPE" && !(m.Type == "" && m.Vocab != nil && m.Merges != nil) {
-		return nil, fmt.Errorf("model type %q is not supported yet (only BPE)", m.Type)
+	unigram := m.Type == "Unigram"
+	if m.Type != "BPE" && !unigram && !(m.Type == "" && m.Vocab != nil && m.Merges != nil) {
+		return nil, fmt.Errorf("model type %q is not supported yet (only BPE and Unigram)", m.Type)
 	}
 	if m.Dropout != nil && *m.Dropout != 0 {
 		return nil, fmt.Errorf("BPE dropout is not supported")
-	}
-	if m.ByteFallback {
-		return nil, fmt.Errorf("BPE byte_fallback is not supported yet")
 	}
 	if (m.ContinuingSubwordPrefix != nil && *m.ContinuingSubwordPrefix != "") || (m.EndOfWordSuffix != nil && *m.EndOfWordSuffix != "") {
 		return nil, fmt.Errorf("BPE continuing_subword_prefix/end_of_word_suffix are not supported")
 	}
 
+	var vocab map[string]int
+	var pieces []struct {
+		text  string
+		score float64
+	}
+	if unigram {
+		var raw [][2]json.RawMessage
+		if err := json.Unmarshal(m.Vocab, &raw); err != nil {
+			return nil, fmt.Errorf("Unigram vocab: %w", err)
+		}
+		pieces = make([]struct {
+			text  string
+			score float64
+		}, len(raw))
+		vocab = make(map[string]int, len(raw))
+		for i, p := range raw {
+			if err := json.Unmarshal(p[0], &pieces[i].text); err != nil {
+				return nil, fmt.Errorf("Unigram vocab: %w", err)
+			}
+			if err := json.Unmarshal(p[1], &pieces[i].score); err != nil {
+				return nil, fmt.Errorf("Unigram vocab: %w", err)
+			}
+			if _, dup := vocab[pieces[i].text]; !dup {
+				vocab[pieces[i].text] = i
+			}
+		}
+	} else if err := json.Unmarshal(m.Vocab, &vocab); err != nil {
+		return nil, fmt.Errorf("vocab: %w", err)
+	}
+
 	size := 0
-	for _, id := range m.Vocab {
+	for _, id := range vocab {
 		size = max(size, id+1)
 	}
 	for _, a := range f.AddedTokens {
@@ -82,11 +117,17 @@ func ParseTokenizerJSON(data []byte) (*Tokenizer, error) {
 	for i := range types {
 		types[i] = TypeUnused
 	}
-	for s, id := range m.Vocab {
-		if id < 0 {
-			return nil, fmt.Errorf("negative token id %d", id)
+	if unigram {
+		for id, p := range pieces {
+			tokens[id], types[id] = p.text, TypeNormal
 		}
-		tokens[id], types[id] = s, TypeNormal
+	} else {
+		for s, id := range vocab {
+			if id < 0 {
+				return nil, fmt.Errorf("negative token id %d", id)
+			}
+			tokens[id], types[id] = s, TypeNormal
+		}
 	}
 	var specialIDs []int32
 	var specialTexts []string
@@ -110,20 +151,59 @@ func ParseTokenizerJSON(data []byte) (*Tokenizer, error) {
 	}
 	t := newTokenizer(tokens, types, merges)
 	t.ignoreMerge = m.IgnoreMerges
-	t.bos, t.eos = -1, -1
+	t.bos, t.eos, t.unk = -1, -1, -1
 	t.special = newSpecialMatcher(specialIDs, specialTexts, true)
 
 	if t.normalize, err = hfNormalizer(f.Normalizer); err != nil {
 		return nil, err
 	}
-	pre, name, err := hfPreTokenizer(f.PreTokenizer)
+	var ctx hfPreContext
+	pre, name, err := hfPreTokenizer(f.PreTokenizer, &ctx, 0)
 	if err != nil {
 		return nil, err
 	}
 	if pre == nil {
 		pre = wholeText{}
 	}
-	t.pre, t.preName = pre, name
+	t.pre, t.preName, t.meta = pre, name, ctx.meta
+
+	t.byteFallback = m.ByteFallback
+	switch {
+	case unigram:
+		t.kind = modelUnigram
+		t.fuseUnk = true
+		if m.UnkID != nil && *m.UnkID >= 0 && *m.UnkID < len(tokens) {
+			t.unk = int32(*m.UnkID)
+		}
+		minScore := math.Inf(1)
+		for _, p := range pieces {
+			minScore = min(minScore, p.score)
+		}
+		t.unkScore = minScore - 10
+		// The Unigram lattice sums scores in float64, as the reference does.
+		t.scores64 = make([]float64, len(tokens))
+		for id, p := range pieces {
+			t.scores64[id] = p.score
+		}
+		if t.unk >= 0 {
+			t.scores64[t.unk] = t.unkScore
+		}
+		t.trie = newPieceTrie(tokens[:len(pieces)], types[:len(pieces)])
+		t.finishChars()
+	case !ctx.byteLevel:
+		t.kind = modelCharBPE
+		t.fuseUnk = m.FuseUnk
+		if m.UnkToken != nil {
+			if id, ok := vocab[*m.UnkToken]; ok {
+				t.unk = int32(id)
+			}
+		}
+		t.finishChars()
+	default:
+		if m.ByteFallback {
+			return nil, fmt.Errorf("BPE byte_fallback behind a ByteLevel pre-tokenizer is not supported")
+		}
+	}
 	if err := t.hfPostProcessor(f.PostProcessor); err != nil {
 		return nil, err
 	}
@@ -176,6 +256,11 @@ type hfNode struct {
 		String *string `json:"String"`
 	} `json:"pattern"`
 	Behavior         string `json:"behavior"`
+	Content          string `json:"content"`
+	Prepend          string `json:"prepend"`
+	Replacement      string `json:"replacement"`
+	PrependScheme    string `json:"prepend_scheme"`
+	Split            *bool  `json:"split"`
 	Invert           bool   `json:"invert"`
 	AddPrefixSpace   bool   `json:"add_prefix_space"`
 	UseRegex         *bool  `json:"use_regex"`
@@ -204,6 +289,29 @@ func hfNormalizer(raw json.RawMessage) (func(string) string, error) {
 	switch n.Type {
 	case "NFC":
 		return norm.NFC.String, nil
+	case "NFKC":
+		return norm.NFKC.String, nil
+	case "NFD":
+		return norm.NFD.String, nil
+	case "NFKD":
+		return norm.NFKD.String, nil
+	case "Replace":
+		if n.Pattern.String == nil {
+			return nil, fmt.Errorf("normalizer Replace with a regex is not supported yet")
+		}
+		from, to := *n.Pattern.String, n.Content
+		if from == "" {
+			return nil, fmt.Errorf("normalizer Replace of an empty string")
+		}
+		return func(s string) string { return strings.ReplaceAll(s, from, to) }, nil
+	case "Prepend":
+		prefix := n.Prepend
+		return func(s string) string {
+			if s == "" {
+				return s
+			}
+			return prefix + s
+		}, nil
 	case "Sequence":
 		var fs []func(string) string
 		for _, sub := range n.Normalizers {
@@ -236,11 +344,20 @@ const (
 	patternQwen2  = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
 	patternLlama3 = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
 	patternGPT2   = `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`
+	patternTekken = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+	patternO200k  = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
 )
 
+// hfPreContext collects what a pre_tokenizer says beyond its splitting.
+type hfPreContext struct {
+	byteLevel bool       // a ByteLevel step: the model works on bytes
+	meta      *metaspace // a Metaspace step
+}
+
 // hfPreTokenizer returns the splitter for a pre_tokenizer, nil for one that
-// does not split (ByteLevel without its regex), and a name for it.
-func hfPreTokenizer(raw json.RawMessage) (preTokenizer, string, error) {
+// does not split (ByteLevel without its regex), and a name for it. pos is
+// the step's place in a Sequence (Metaspace must come first).
+func hfPreTokenizer(raw json.RawMessage, ctx *hfPreContext, pos int) (preTokenizer, string, error) {
 	if isNull(raw) {
 		return nil, "none", nil
 	}
@@ -252,8 +369,8 @@ func hfPreTokenizer(raw json.RawMessage) (preTokenizer, string, error) {
 	case "Sequence":
 		var chain chainSplit
 		name := ""
-		for _, sub := range n.Pretokenizers {
-			p, nm, err := hfPreTokenizer(sub)
+		for k, sub := range n.Pretokenizers {
+			p, nm, err := hfPreTokenizer(sub, ctx, pos+k)
 			if err != nil {
 				return nil, "", err
 			}
@@ -273,6 +390,7 @@ func hfPreTokenizer(raw json.RawMessage) (preTokenizer, string, error) {
 		}
 		return chain, name, nil
 	case "ByteLevel":
+		ctx.byteLevel = true
 		if n.AddPrefixSpace {
 			return nil, "", fmt.Errorf("ByteLevel add_prefix_space is not supported yet")
 		}
@@ -280,9 +398,47 @@ func hfPreTokenizer(raw json.RawMessage) (preTokenizer, string, error) {
 			return gpt2Split{}, "gpt-2", nil
 		}
 		return nil, "", nil
+	case "Metaspace":
+		if pos != 0 {
+			return nil, "", fmt.Errorf("Metaspace after another pre-tokenizer is not supported")
+		}
+		m := &metaspace{replacement: n.Replacement, unlessPresent: true}
+		if m.replacement == "" {
+			m.replacement = spaceMark
+		}
+		switch n.PrependScheme {
+		case "always":
+			m.prepend = true
+		case "first":
+			m.prepend, m.firstOnly = true, true
+		case "never":
+		case "":
+			m.prepend = n.AddPrefixSpace // the older form
+		default:
+			return nil, "", fmt.Errorf("Metaspace prepend_scheme %q is not supported", n.PrependScheme)
+		}
+		ctx.meta = m
+		if n.Split == nil || *n.Split {
+			return stringSplit{sep: m.replacement, behavior: "MergedWithNext"}, "metaspace", nil
+		}
+		return nil, "metaspace", nil
 	case "Split":
-		if n.Pattern.Regex == nil || n.Behavior != "Isolated" || n.Invert {
-			return nil, "", fmt.Errorf("Split pre-tokenizer (behavior %q, invert %v) is not supported yet", n.Behavior, n.Invert)
+		if n.Invert {
+			return nil, "", fmt.Errorf("Split pre-tokenizer with invert is not supported yet")
+		}
+		if n.Pattern.String != nil {
+			switch n.Behavior {
+			case "Isolated", "Removed", "MergedWithPrevious", "MergedWithNext":
+			default:
+				return nil, "", fmt.Errorf("Split pre-tokenizer behavior %q is not supported yet", n.Behavior)
+			}
+			if *n.Pattern.String == "" {
+				return nil, "", fmt.Errorf("Split pre-tokenizer on an empty string")
+			}
+			return stringSplit{sep: *n.Pattern.String, behavior: n.Behavior}, "split-string", nil
+		}
+		if n.Pattern.Regex == nil || n.Behavior != "Isolated" {
+			return nil, "", fmt.Errorf("Split pre-tokenizer (behavior %q) is not supported yet", n.Behavior)
 		}
 		switch *n.Pattern.Regex {
 		case patternQwen2:
@@ -291,6 +447,10 @@ func hfPreTokenizer(raw json.RawMessage) (preTokenizer, string, error) {
 			return llama3Split{maxDigits: 3}, "llama-bpe", nil
 		case patternGPT2:
 			return gpt2Split{}, "gpt-2", nil
+		case patternTekken:
+			return casedSplit{maxDigits: 1}, "tekken", nil
+		case patternO200k:
+			return casedSplit{maxDigits: 3, contractions: true}, "o200k", nil
 		}
 		return nil, "", fmt.Errorf("Split regex %q is not supported yet", *n.Pattern.Regex)
 	case "Digits":
@@ -300,6 +460,50 @@ func hfPreTokenizer(raw json.RawMessage) (preTokenizer, string, error) {
 		return runIsolated(unicode.IsNumber), "digit-runs", nil
 	}
 	return nil, "", fmt.Errorf("pre_tokenizer %q is not supported yet", n.Type)
+}
+
+// stringSplit cuts at every occurrence of a string, which is kept as a
+// piece of its own (Isolated), dropped (Removed), or joined to the piece
+// before or after it.
+type stringSplit struct {
+	sep      string
+	behavior string
+}
+
+func (p stringSplit) split(s string, emit func(string)) {
+	start := 0 // start of the pending piece
+	for i := 0; i < len(s); {
+		k := strings.Index(s[i:], p.sep)
+		if k < 0 {
+			break
+		}
+		at, end := i+k, i+k+len(p.sep)
+		switch p.behavior {
+		case "Isolated":
+			if at > start {
+				emit(s[start:at])
+			}
+			emit(s[at:end])
+			start = end
+		case "Removed":
+			if at > start {
+				emit(s[start:at])
+			}
+			start = end
+		case "MergedWithPrevious":
+			emit(s[start:end])
+			start = end
+		case "MergedWithNext":
+			if at > start {
+				emit(s[start:at])
+			}
+			start = at
+		}
+		i = end
+	}
+	if start < len(s) {
+		emit(s[start:])
+	}
 }
 
 // runEach isolates every character in the set; the text between is a piece.

@@ -328,3 +328,166 @@ var llamaCppDefault = chainSplit{
 	runSplit(unicode.IsNumber),
 	asciiDigitTriples{},
 }
+
+// casedSplit is the pattern of Mistral's Tekken (digits one by one, no
+// contractions) and, with maxDigits 3 and contractions, of OpenAI's o200k
+// (gpt-oss):
+//
+//	[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+//	|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+//	|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
+//
+// A word is an upper-case run then a lower-case run, so "camelCase" splits
+// before the "C"; Lm, Lo and marks count as both cases.
+type casedSplit struct {
+	maxDigits    int
+	contractions bool
+}
+
+const (
+	caseUpper  uint8 = 1 << iota // \p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}
+	caseLower                    // \p{Ll}\p{Lm}\p{Lo}\p{M}
+	casePrefix                   // [^\r\n\p{L}\p{N}]
+)
+
+// caseAt returns the case bits of the character at byte i and its size; 0, 0 at the end.
+func caseAt(s string, i int) (uint8, int) {
+	if i >= len(s) {
+		return 0, 0
+	}
+	c := s[i]
+	if c < utf8.RuneSelf {
+		switch {
+		case c >= 'a' && c <= 'z':
+			return caseLower, 1
+		case c >= 'A' && c <= 'Z':
+			return caseUpper, 1
+		case c >= '0' && c <= '9', c == '\r', c == '\n':
+			return 0, 1
+		}
+		return casePrefix, 1
+	}
+	r, n := utf8.DecodeRuneInString(s[i:])
+	switch {
+	case unicode.Is(unicode.Ll, r):
+		return caseLower, n
+	case unicode.Is(unicode.Lu, r), unicode.Is(unicode.Lt, r):
+		return caseUpper, n
+	case unicode.Is(unicode.Lm, r), unicode.Is(unicode.Lo, r):
+		return caseUpper | caseLower, n
+	case unicode.Is(unicode.M, r):
+		return caseUpper | caseLower | casePrefix, n
+	case unicode.IsLetter(r), unicode.IsNumber(r):
+		return 0, n
+	}
+	return casePrefix, n
+}
+
+// upperLower matches [U]*[L]+ at j (backtracking as a regex engine does: the
+// longest upper run, then, if no lower character follows it, its last
+// character that is also lower case) and returns the end, or -1.
+func upperLower(s string, j int) int {
+	p := j
+	lastLower := -1
+	for {
+		c, n := caseAt(s, p)
+		if c&caseUpper == 0 {
+			break
+		}
+		if c&caseLower != 0 {
+			lastLower = p
+		}
+		p += n
+	}
+	if c, _ := caseAt(s, p); c&caseLower == 0 {
+		if lastLower < 0 {
+			return -1
+		}
+		_, n := caseAt(s, lastLower)
+		return lastLower + n
+	}
+	return skipCase(s, p, caseLower)
+}
+
+// upperThenLower matches [U]+[L]* at j and returns the end, or -1.
+func upperThenLower(s string, j int) int {
+	if c, _ := caseAt(s, j); c&caseUpper == 0 {
+		return -1
+	}
+	return skipCase(s, skipCase(s, j, caseUpper), caseLower)
+}
+
+func skipCase(s string, i int, want uint8) int {
+	for {
+		c, n := caseAt(s, i)
+		if c&want == 0 {
+			return i
+		}
+		i += n
+	}
+}
+
+func (p casedSplit) split(s string, emit func(string)) {
+	i := 0
+	for i < len(s) {
+		start := i
+		if end := p.word(s, i); end > i {
+			i = end
+			emit(s[start:i])
+			continue
+		}
+		c, n := classAt(s, i)
+		// \p{N}{1,maxDigits}
+		if c == clsNumber {
+			i += n
+			for k := 1; k < p.maxDigits; k++ {
+				c2, n2 := classAt(s, i)
+				if c2 != clsNumber {
+					break
+				}
+				i += n2
+			}
+			emit(s[start:i])
+			continue
+		}
+		// ' ?[^\s\p{L}\p{N}]+[\r\n/]*'
+		j := i
+		if s[i] == ' ' {
+			j++
+		}
+		if c2, _ := classAt(s, j); c2 == clsOther {
+			i = skipClass(s, j, clsOther)
+			for i < len(s) && (s[i] == '\r' || s[i] == '\n' || s[i] == '/') {
+				i++
+			}
+			emit(s[start:i])
+			continue
+		}
+		i = whitespace(s, i, true)
+		emit(s[start:i])
+	}
+}
+
+// word matches the two letter alternatives at i (each first with the
+// optional prefix character, then without) and returns the end, or i.
+func (p casedSplit) word(s string, i int) int {
+	c0, n0 := caseAt(s, i)
+	end := -1
+	for _, f := range [2]func(string, int) int{upperLower, upperThenLower} {
+		if c0&casePrefix != 0 {
+			if end = f(s, i+n0); end >= 0 {
+				break
+			}
+		}
+		if end = f(s, i); end >= 0 {
+			break
+		}
+	}
+	if end < 0 {
+		return i
+	}
+	if p.contractions && end < len(s) {
+		end += contraction(s, end, true)
+	}
+	return end
+}

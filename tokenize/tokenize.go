@@ -3,19 +3,21 @@
 // (for Ollama's num_ctx, for the prompt's make-up, for traces).
 //
 // A Tokenizer is loaded from a GGUF file's tokenizer.ggml.* metadata
-// (FromGGUF) or from a Hugging Face tokenizer.json (FromTokenizerJSON). Both
-// kinds are byte-level BPE tokenizers ("gpt2" in GGUF terms): the text is first
-// cut at the special and user-defined tokens it contains (as llama.cpp does
-// with parse_special=true and Hugging Face tokenizers do for added tokens),
-// each remaining stretch is split into words by the model's pre-tokenizer,
-// each word's bytes are mapped to GPT-2's printable byte alphabet and merged
-// pair by pair in merge-rank order.
+// (FromGGUF) or from a Hugging Face tokenizer.json (FromTokenizerJSON). The
+// text is first cut at the special and user-defined tokens it contains (as
+// llama.cpp does with parse_special=true and Hugging Face tokenizers do for
+// added tokens); each remaining stretch is normalised, split into words by
+// the model's pre-tokenizer, and each word given to the model: byte-level BPE
+// (GGUF "gpt2"; Qwen, Llama 3, Mistral's Tekken, gpt-oss), BPE over
+// characters with byte fallback (SentencePiece conversions: Llama 2, Mistral
+// v1–v3, Gemma), llama.cpp's SentencePiece merge by score (GGUF "llama"), or
+// Unigram.
 //
 // The GGUF path follows llama.cpp, which is what Ollama (for most
 // architectures) and llama-server run: no Unicode normalisation, special
 // tokens matched longest first. The tokenizer.json path follows Hugging Face
-// tokenizers: the file's normalizer (NFC for Qwen2) and leftmost-longest
-// matching of added tokens.
+// tokenizers: the file's normalizer and leftmost-longest matching of added
+// tokens.
 //
 // A Tokenizer is safe for concurrent use. It keeps a bounded per-word cache.
 package tokenize
@@ -60,7 +62,7 @@ func (t TokenType) String() string {
 	return fmt.Sprintf("type(%d)", int32(t))
 }
 
-// Tokenizer is a loaded byte-level BPE tokenizer. Create one with FromGGUF or
+// Tokenizer is a loaded tokenizer. Create one with FromGGUF or
 // FromTokenizerJSON.
 type Tokenizer struct {
 	texts  []string         // id → token text as the vocabulary stores it (byte-level encoded for normal tokens)
@@ -72,9 +74,20 @@ type Tokenizer struct {
 	byteID      [256]int32        // the token of each single byte, -1 if the vocabulary lacks it
 	ignoreMerge bool              // a word that is a token as a whole is that token (Llama 3, tokenizer.json ignore_merges)
 
+	kind         modelKind
+	byteTok      [256]int32 // the "<0xXX>" token of each byte (SentencePiece models), -1 if none
+	byteFallback bool       // a character the vocabulary lacks becomes its bytes' tokens
+	unk          int32      // the unknown token, -1 if none
+	fuseUnk      bool       // a run of unknown characters is one unknown token
+	scores       []float32  // id → score (SPM)
+	scores64     []float64  // id → score (Unigram)
+	unkScore     float64    // Unigram: the score of an unknown character
+	trie         pieceTrie  // Unigram: the vocabulary as a byte trie
+
 	pre       preTokenizer
 	preName   string
 	normalize func(string) string // nil: none
+	meta      *metaspace          // spaces → "▁" and the prefix, per segment; nil: none
 
 	special specialMatcher
 
@@ -219,6 +232,10 @@ func (e *encoder) add(id int32) {
 // word encodes one pre-tokenized word (raw bytes, not yet byte-level encoded).
 func (e *encoder) word(w string) {
 	t := e.t
+	if t.kind != modelByteBPE {
+		e.cached(w)
+		return
+	}
 	if len(w) == 1 {
 		// A single byte has no pair to merge.
 		if id := t.byteID[w[0]]; id >= 0 {
@@ -239,6 +256,12 @@ func (e *encoder) word(w string) {
 			return
 		}
 	}
+	e.cached(w)
+}
+
+// cached encodes a word through the word cache.
+func (e *encoder) cached(w string) {
+	t := e.t
 	ids, ok := t.cache.get(w)
 	if !ok {
 		ids = t.bpe(w)
@@ -256,7 +279,9 @@ func (e *encoder) word(w string) {
 
 func (t *Tokenizer) encode(text string, e *encoder) {
 	if t.special.empty() {
-		t.encodeText(text, e)
+		if text != "" {
+			t.encodeText(text, true, e)
+		}
 		return
 	}
 	st := specialScratchPool.Get().(*specialScratch)
@@ -264,39 +289,59 @@ func (t *Tokenizer) encode(text string, e *encoder) {
 	pos := 0
 	for _, m := range matches {
 		if m.start > pos {
-			t.encodeText(text[pos:m.start], e)
+			t.encodeText(text[pos:m.start], pos == 0, e)
 		}
 		e.add(m.id)
 		pos = m.end
 	}
 	if pos < len(text) {
-		t.encodeText(text[pos:], e)
+		t.encodeText(text[pos:], pos == 0, e)
 	}
 	specialScratchPool.Put(st)
 }
 
-// encodeText encodes a stretch of text that holds no special token.
-func (t *Tokenizer) encodeText(s string, e *encoder) {
+// encodeText encodes a stretch of text that holds no special token; first
+// tells whether it starts the text.
+func (t *Tokenizer) encodeText(s string, first bool, e *encoder) {
 	if t.normalize != nil {
 		s = t.normalize(s)
+	}
+	if t.meta != nil {
+		s = t.meta.apply(s, first)
 	}
 	t.pre.split(s, e.word)
 }
 
-// bpe merges one word and returns its ids.
+// bpe runs the model on one word and returns its ids.
 func (t *Tokenizer) bpe(w string) []int32 {
 	if w == "" {
 		return nil
 	}
 	if t.ignoreMerge {
-		var buf [64]byte
-		enc := appendByteLevel(buf[:0], w)
-		if id, ok := t.vocab[string(enc)]; ok {
+		if t.kind == modelByteBPE {
+			var buf [64]byte
+			enc := appendByteLevel(buf[:0], w)
+			if id, ok := t.vocab[string(enc)]; ok {
+				return []int32{id}
+			}
+		} else if id, ok := t.vocab[w]; ok {
 			return []int32{id}
 		}
 	}
 	sc := bpeScratchPool.Get().(*bpeScratch)
-	ids := sc.merge(t, w)
+	var ids []int32
+	switch t.kind {
+	case modelCharBPE:
+		ids = t.charBPE(w, sc)
+	case modelSPM:
+		ss := spmScratchPool.Get().(*spmScratch)
+		ids = t.spm(w, sc, ss)
+		spmScratchPool.Put(ss)
+	case modelUnigram:
+		ids = t.unigram(w, sc)
+	default:
+		ids = sc.merge(t, w)
+	}
 	out := slices.Clone(ids)
 	bpeScratchPool.Put(sc)
 	return out
