@@ -38,3 +38,18 @@ func llamaTriggerType(t string) int {
 	}
 	return 1
 }
+
+// CompleteBody is the HTTP request Complete sends to a runtime of this kind:
+// its path and JSON body. For showing what would be sent (`dragoman
+// inspect`); it makes no request.
+func CompleteBody(kind Kind, req CompleteRequest) (path string, body any, err error) {
+	switch kind {
+	case Ollama:
+		path, body = ollamaCompleteBody(req)
+		return path, body, nil
+	case LlamaServer, LMStudio, VLLM, SGLang, MLX:
+		path, body = openAICompleteBody(kind, req)
+		return path, body, nil
+	}
+	return "", nil, ErrNoComplete
+}

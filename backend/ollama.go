@@ -200,7 +200,12 @@ type ollamaGenerateRequest struct {
 // Ollama applies no template of its own. Grammar is ignored: Ollama takes
 // only a JSON schema (format).
 func (o *OllamaBackend) Complete(ctx context.Context, req CompleteRequest) (Stream, error) {
-	body := ollamaGenerateRequest{
+	path, body := ollamaCompleteBody(req)
+	return o.stream(ctx, path, body)
+}
+
+func ollamaCompleteBody(req CompleteRequest) (string, any) {
+	return "/api/generate", ollamaGenerateRequest{
 		Model: req.Model, Prompt: req.Prompt, Raw: true, Stream: true,
 		Format: req.JSONSchema,
 		Options: ollamaOptions{
@@ -208,7 +213,6 @@ func (o *OllamaBackend) Complete(ctx context.Context, req CompleteRequest) (Stre
 			Seed: req.Seed, Stop: req.Stop, NumCtx: req.ContextLength,
 		},
 	}
-	return o.stream(ctx, "/api/generate", body)
 }
 
 type ollamaChatRequest struct {

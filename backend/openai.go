@@ -189,7 +189,19 @@ func (b *OpenAIBackend) Complete(ctx context.Context, req CompleteRequest) (Stre
 	if !b.CanComplete() {
 		return nil, ErrNoComplete
 	}
+	path, body := openAICompleteBody(b.kind, req)
+	mode := modeCompletions
 	if b.kind == LlamaServer {
+		mode = modeLlamaCompletion
+	}
+	return b.stream(ctx, path, body, mode)
+}
+
+// openAICompleteBody is the raw-completion request for an OpenAI-compatible
+// runtime: llama-server's /completion, the others' /v1/completions, each with
+// the constraint fields that runtime takes.
+func openAICompleteBody(kind Kind, req CompleteRequest) (string, any) {
+	if kind == LlamaServer {
 		body := llamaCompletionRequest{
 			Prompt: req.Prompt, NPredict: req.MaxTokens, Stream: true,
 			Grammar: req.Grammar, JSONSchema: req.JSONSchema, Stop: req.Stop,
@@ -201,7 +213,7 @@ func (b *OpenAIBackend) Complete(ctx context.Context, req CompleteRequest) (Stre
 				body.GrammarTriggers = append(body.GrammarTriggers, llamaTrigger{Type: llamaTriggerType(t.Type), Value: t.Value})
 			}
 		}
-		return b.stream(ctx, "/completion", body, modeLlamaCompletion)
+		return "/completion", body
 	}
 	body := completionsRequest{
 		Model: req.Model, Prompt: req.Prompt, MaxTokens: req.MaxTokens, Stream: true,
@@ -209,18 +221,18 @@ func (b *OpenAIBackend) Complete(ctx context.Context, req CompleteRequest) (Stre
 		Temperature: req.Temperature, TopP: req.TopP, Seed: req.Seed,
 	}
 	switch {
-	case b.kind == VLLM && len(req.JSONSchema) > 0:
+	case kind == VLLM && len(req.JSONSchema) > 0:
 		body.StructuredOutputs = map[string]json.RawMessage{"json": req.JSONSchema}
-	case b.kind == VLLM && len(req.StructuralTag) > 0:
+	case kind == VLLM && len(req.StructuralTag) > 0:
 		// vLLM takes the structural tag as a JSON string.
 		tag, _ := json.Marshal(string(req.StructuralTag))
 		body.StructuredOutputs = map[string]json.RawMessage{"structural_tag": tag}
-	case b.kind == SGLang && req.Grammar != "" && !req.GrammarLazy:
+	case kind == SGLang && req.Grammar != "" && !req.GrammarLazy:
 		body.Ebnf = req.Grammar
-	case b.kind == SGLang && len(req.JSONSchema) > 0:
+	case kind == SGLang && len(req.JSONSchema) > 0:
 		body.JSONSchema = req.JSONSchema
 	}
-	return b.stream(ctx, "/v1/completions", body, modeCompletions)
+	return "/v1/completions", body
 }
 
 // chatRequest is /v1/chat/completions. Messages use chat.Message's own

@@ -61,6 +61,12 @@ type llamaServer struct {
 // when t ends. It skips t when $DRAGOMAN_LLAMA_SERVER is unset.
 func startLlamaServer(t *testing.T) *llamaServer {
 	t.Helper()
+	return startLlamaServerWith(t, "tiny-qwen3-toolcall.gguf")
+}
+
+// startLlamaServerWith is startLlamaServer with another of the tiny models.
+func startLlamaServerWith(t *testing.T, modelFile string) *llamaServer {
+	t.Helper()
 	bin := os.Getenv(envLlamaServer)
 	if bin == "" {
 		t.Skipf("%s is unset: llama-server is in no package registry here; build it from a llama.cpp source tree "+
@@ -71,7 +77,7 @@ func startLlamaServer(t *testing.T) *llamaServer {
 	if fi, err := os.Stat(bin); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
 		t.Fatalf("%s=%s is not an executable file (err %v)", envLlamaServer, bin, err)
 	}
-	model := filepath.Join(fixtures.Dir(), "models", "tiny-qwen3-toolcall.gguf")
+	model := filepath.Join(fixtures.Dir(), "models", modelFile)
 	if _, err := os.Stat(model); err != nil {
 		t.Fatalf("tiny model missing (set DRAGOMAN_SHARED): %v", err)
 	}

@@ -208,146 +208,21 @@ func (x *exchange) startOwn(ctx context.Context) (backend.Stream, error) {
 	return s, nil
 }
 
-// constraints keeps the call constraints of recent requests (agents send the
-// same tools every time), shared by every gateway in the process: entries
-// are keyed by family, tools and choice, so sharing cannot mix them up.
-var constraints = format.NewConstraintCache(256)
-
-// constrainCalls picks how this request's calls are constrained on this
-// runtime, from the family's call grammar (format.CallSyntax):
-//   - llama-server: the grammar itself, lazy (applied from the family's call
-//     opener on) for "auto", eager for "required" and a named function;
-//   - SGLang: the eager grammar, for forced calls;
-//   - vLLM: a structural tag for "auto";
-//   - forced calls elsewhere: a prefilled opener and the body's JSON Schema
-//     (forceCall), where the runtime takes a schema.
-//
-// "auto" on a runtime that takes no constraint is sent as it is (the parser
-// still reads the calls), and the trace says so; a forced call that cannot
-// be enforced is refused.
+// constrainCalls constrains this request's calls on its runtime (PlanCalls)
+// and records how in the trace.
 func (x *exchange) constrainCalls(tools []chat.Tool, reasoningOpen bool, creq *backend.CompleteRequest) error {
-	f, kind := x.rt.state.family, x.rt.up.be.Kind()
-	mode := x.req.ToolChoice.Mode
-	forced := mode == chat.ToolRequired || mode == chat.ToolNamed
-	choice := format.ToolChoice{Mode: "auto", Single: x.req.ParallelToolCalls != nil && !*x.req.ParallelToolCalls}
-	if forced {
-		choice.Mode = "required"
+	plan, err := PlanCalls(x.rt.state.family, x.rt.up.be.Kind(), tools, x.req.ToolChoice, x.req.ParallelToolCalls, reasoningOpen, creq)
+	for _, d := range plan.Decisions {
+		x.rec.Decide(d)
 	}
-	if mode == chat.ToolNamed {
-		choice.Name = x.req.ToolChoice.Name
-	}
-	hasGrammar := f != nil && f.Calls != nil
-	switch {
-	case hasGrammar && kind.TakesGrammar() && (forced || kind.TakesLazyGrammar()):
-		c, err := constraints.Constrain(f, tools, choice, reasoningOpen)
-		if err != nil {
-			return &requestError{msg: fmt.Sprintf("the tools cannot be turned into a call grammar: %v", err), param: "tools"}
-		}
-		creq.Grammar, creq.GrammarLazy, creq.PreservedTokens = c.Grammar, c.Lazy, c.Triggers
-		how := fmt.Sprintf("the output is constrained by the %s call grammar from its first byte", f.ID)
-		if c.Lazy {
-			for _, t := range c.Triggers {
-				creq.GrammarTriggers = append(creq.GrammarTriggers, backend.GrammarTrigger{Type: "word", Value: t})
-			}
-			how = fmt.Sprintf("the %s call grammar applies once the model opens a call (%q)", f.ID, c.Triggers)
-		}
-		x.rec.Decide(describeChoice(x.req.ToolChoice, choice.Single) + ": " + how)
-		for _, w := range c.Warnings {
-			x.rec.Decide("not enforced by the grammar: " + w)
-		}
-		return nil
-	case hasGrammar && !forced && kind.TakesStructuralTag() && f.Calls.Tag != nil:
-		c, err := constraints.Constrain(f, tools, choice, reasoningOpen)
-		if err != nil {
-			return &requestError{msg: fmt.Sprintf("the tools cannot be turned into a call constraint: %v", err), param: "tools"}
-		}
-		tag, err := json.Marshal(map[string]any{"type": "structural_tag", "structures": c.Tags, "triggers": c.Triggers})
-		if err != nil {
-			return err
-		}
-		creq.StructuralTag = tag
-		x.rec.Decide(fmt.Sprintf(`tool_choice "auto": calls are constrained by a structural tag once the model opens one (%q)`, c.Triggers))
-		return nil
-	case !forced:
-		why := fmt.Sprintf("%s takes no call constraint with a raw prompt", kind)
-		if !hasGrammar {
-			why = "the tool-call format has no call grammar"
-		}
-		x.rec.Decide(fmt.Sprintf(`tool_choice "auto": calls are parsed but not constrained (%s)`, why))
-		return nil
-	}
-	return x.forceCall(tools, creq)
-}
-
-// describeChoice names a tool_choice in the trace and in errors.
-func describeChoice(c chat.ToolChoice, single bool) string {
-	s := `tool_choice "auto"`
-	switch c.Mode {
-	case chat.ToolRequired:
-		s = `tool_choice "required"`
-	case chat.ToolNamed:
-		s = fmt.Sprintf("tool_choice naming %q", c.Name)
-	}
-	if single {
-		s += " with parallel_tool_calls false"
-	}
-	return s
-}
-
-// forceCall makes tool_choice "required" or a named function hold: the
-// prompt ends with the family's call opener and the output is constrained to
-// the call's JSON body. Where that cannot be done the request is refused,
-// never sent unconstrained as if the choice were "auto".
-func (x *exchange) forceCall(tools []chat.Tool, creq *backend.CompleteRequest) error {
-	f, kind := x.rt.state.family, x.rt.up.be.Kind()
-	choice := describeChoice(x.req.ToolChoice, false)
-	if !kind.TakesJSONSchema() {
-		return &requestError{msg: fmt.Sprintf("%s cannot be enforced on %s: it takes no output constraint for raw prompts; send \"auto\"", choice, kind), param: "tool_choice"}
-	}
-	name := "unknown"
-	if f != nil {
-		name = f.ID
-	}
-	// One function to call: its arguments are the body, where the family
-	// writes them as one JSON object after the name.
-	only := ""
-	if x.req.ToolChoice.Mode == chat.ToolNamed {
-		only = x.req.ToolChoice.Name
-	} else if len(tools) == 1 && (f == nil || f.Force == nil) {
-		only = tools[0].Function.Name
-	}
-	if only != "" && f != nil && (f.Force == nil || x.req.ToolChoice.Mode == chat.ToolNamed) {
-		for _, t := range tools {
-			if t.Function.Name != only {
-				continue
-			}
-			if open, close, schema, ok := f.ForceNamed(t); ok {
-				x.prefillCall(creq, open, close, schema)
-				x.rec.Decide(fmt.Sprintf("%s: the prompt ends with the call to %q opened (%q) and the output is constrained to its arguments' JSON Schema", choice, only, open))
-				return nil
-			}
-		}
-	}
-	if f == nil || f.Force == nil {
-		return &requestError{msg: fmt.Sprintf("%s cannot be enforced for this model on %s: its tool-call format (%s) cannot be forced through a JSON Schema alone; send \"auto\"", choice, kind, name), param: "tool_choice"}
-	}
-	body, err := f.Force.Body(tools, only)
 	if err != nil {
-		return &requestError{msg: fmt.Sprintf("%s: %v", choice, err), param: "tools"}
+		return err
 	}
-	x.prefillCall(creq, f.Force.Open, f.Force.Close, body)
-	x.rec.Decide(fmt.Sprintf("%s: the prompt ends with the call opener %q and the output is constrained to the call's JSON body", choice, f.Force.Open))
+	if plan.Prefill != "" {
+		x.rec.Prompt = creq.Prompt
+		x.prefill, x.suffix = plan.Prefill, plan.Suffix
+	}
 	return nil
-}
-
-// prefillCall ends the prompt with a call's opening markup and constrains the
-// output to schema; the parser is fed open before the output and close after
-// it, as if the model had written them.
-func (x *exchange) prefillCall(creq *backend.CompleteRequest, open, close string, schema json.RawMessage) {
-	creq.Prompt += open
-	creq.JSONSchema = schema
-	x.rec.Prompt = creq.Prompt
-	x.prefill, x.suffix = open, close
 }
 
 // Context sizes for Ollama's num_ctx: at least minContext, then powers of

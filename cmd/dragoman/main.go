@@ -25,6 +25,7 @@ type env struct {
 var commands = []command{
 	{"render", "render a request with a chat template, as transformers' apply_chat_template does", runRender},
 	{"parse", "parse raw model output into content, reasoning and tool calls", runParse},
+	{"inspect", "show what would be sent to a runtime for a model and tools: format, constraint, request", runInspect},
 	{"serve", "the gateway: OpenAI and Anthropic APIs over the local runtimes", runServe},
 }
 
