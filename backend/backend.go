@@ -30,13 +30,17 @@ const (
 	MLX         Kind = "mlx-lm"
 	// OpenAI is any other OpenAI-compatible server.
 	OpenAI Kind = "openai"
+	// Embedded is llama.cpp in Dragoman's own process (package
+	// backend/llamacpp): GGUF files given to `dragoman serve --model`.
+	Embedded Kind = "embedded"
 )
 
 // TakesJSONSchema reports whether the runtime's raw completion can be
 // constrained to a JSON Schema (CompleteRequest.JSONSchema): Ollama's
-// format, llama-server's json_schema, vLLM's structured outputs.
+// format, llama-server's json_schema, vLLM's structured outputs, the embedded
+// engine's grammar (the schema converted to GBNF).
 func (k Kind) TakesJSONSchema() bool {
-	return k == Ollama || k == LlamaServer || k == VLLM
+	return k == Ollama || k == LlamaServer || k == VLLM || k == Embedded
 }
 
 // Backend is one runtime at one address. Methods are safe for concurrent use
@@ -90,6 +94,11 @@ type CompleteRequest struct {
 	TopP        *float64
 	Seed        *int64
 	Stop        []string
+	// TopK, MinP and RepeatPenalty tune the embedded engine's sampler (nil:
+	// llama.cpp's defaults, no penalty); the HTTP runtimes ignore them.
+	TopK          *int
+	MinP          *float64
+	RepeatPenalty *float64
 	// Grammar is a GBNF grammar the sampler must follow (llama.cpp), and
 	// JSONSchema a schema the output must match (Ollama's format, llama.cpp's
 	// json_schema). At most one is set; a backend that can take neither

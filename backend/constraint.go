@@ -7,16 +7,18 @@ package backend
 
 // TakesGrammar reports whether the runtime's raw completion obeys a GBNF
 // grammar applied from the first output byte (CompleteRequest.Grammar):
-// llama-server's grammar, SGLang's ebnf (xgrammar reads GBNF).
+// llama-server's grammar, SGLang's ebnf (xgrammar reads GBNF), the embedded
+// engine's grammar sampler.
 func (k Kind) TakesGrammar() bool {
-	return k == LlamaServer || k == SGLang
+	return k == LlamaServer || k == SGLang || k == Embedded
 }
 
 // TakesLazyGrammar reports whether the runtime can apply a grammar only once
 // a trigger appears (CompleteRequest.GrammarLazy): llama-server's
-// grammar_lazy with grammar_triggers.
+// grammar_lazy with grammar_triggers, and the embedded engine's lazy grammar
+// sampler.
 func (k Kind) TakesLazyGrammar() bool {
-	return k == LlamaServer
+	return k == LlamaServer || k == Embedded
 }
 
 // TakesStructuralTag reports whether the runtime takes a structural tag

@@ -300,11 +300,13 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 	cohere.Tag = jsonTag(func(n string) string {
 		return `<|START_ACTION|>[{"tool_call_id": "0", "tool_name": ` + jsonName(n) + `, "parameters": `
 	}, "}]<|END_ACTION|>")
+	cohere.PrettyJSON = true // the action list spans lines
 	callSyntaxes["cohere-command"] = think(cohere, "<|START_THINKING|>", "<|END_THINKING|>")
 
 	rplus := jsonArray("Action:", seqOf(lit("Action:"), gap, lit("```json"), opt("\n")), seqOf(opt("\n"), lit("```")), func(b *Builder, i int) (string, error) {
 		return b.JSONCall(i, "tool_name", "parameters", "")
 	})
+	rplus.PrettyJSON = true // tojson(indent=4)
 	callSyntaxes["command-r-plus-markdown"] = &rplus
 
 	apertus := jsonArray("<|tools_prefix|>", lit("<|tools_prefix|>"), lit("<|tools_suffix|>"), func(b *Builder, i int) (string, error) {

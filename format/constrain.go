@@ -35,6 +35,10 @@ type CallSyntax struct {
 	// the whole calls section given the calls (for families with several
 	// openers, each with its own closer).
 	Wrap func(calls string) string
+	// PrettyJSON says the templates write the call's JSON over several
+	// lines (indented); otherwise JSON in calls is one line, with at most one
+	// space between tokens, so that a constrained model cannot pad it.
+	PrettyJSON bool
 	// Tag, when not nil, writes one call as begin + the arguments as a JSON
 	// object + end: the form structural tags take (vLLM, SGLang), and the
 	// form a named function is forced in through a JSON Schema (Ollama).
@@ -109,6 +113,9 @@ func (f *Family) Constrain(tools []chat.Tool, choice ToolChoice, reasoningOpen b
 		tools = only
 	}
 	b := newBuilder(tools)
+	if !cs.PrettyJSON {
+		b.opts.Whitespace = grammar.WhitespaceSpace
+	}
 	alts := make([]string, len(tools))
 	for i := range tools {
 		c, err := cs.Call(b, i)

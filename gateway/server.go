@@ -31,6 +31,10 @@ type Hooks struct {
 	// Discover probes the default local ports. It runs at the first request
 	// and again once ModelsTTL has passed.
 	Discover func(ctx context.Context) []backend.Backend
+	// Backends are runtimes already running in this process (the embedded
+	// llama.cpp engine of `dragoman serve --model`). They are served as
+	// configured upstreams, before those of Config.Upstreams.
+	Backends []backend.Backend
 }
 
 // Server is the gateway. Create it with New; it is an http.Handler.
@@ -125,6 +129,9 @@ func (s *Server) upstreams(ctx context.Context) []*upstream {
 	defer s.mu.Unlock()
 	if !s.connected {
 		s.connected = true
+		for _, be := range s.hooks.Backends {
+			s.configured = append(s.configured, newUpstream(Upstream{URL: be.BaseURL(), Kind: string(be.Kind())}, be))
+		}
 		for _, c := range s.cfg.Upstreams {
 			be, err := s.hooks.Connect(ctx, c)
 			if err != nil {

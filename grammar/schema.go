@@ -21,6 +21,10 @@ const (
 	WhitespaceBounded Whitespace = iota
 	// WhitespaceCompact allows no whitespace at all between tokens.
 	WhitespaceCompact
+	// WhitespaceSpace allows at most one space between tokens: the layout of
+	// JSON written on one line with ", " and ": " (Python's json.dumps, and so
+	// most chat templates' tojson), and nothing a model could fill.
+	WhitespaceSpace
 )
 
 // MaxIndent is the most spaces or tabs WhitespaceBounded allows after a newline.
@@ -222,8 +226,11 @@ func (sg *schemaGen) pop(n int)           { sg.path = sg.path[:len(sg.path)-n] }
 
 // ws is the whitespace rule's name, or "" when no whitespace is allowed.
 func (sg *schemaGen) ws() string {
-	if sg.opts.Whitespace == WhitespaceCompact {
+	switch sg.opts.Whitespace {
+	case WhitespaceCompact:
 		return ""
+	case WhitespaceSpace:
+		return sg.shared("ws-space", "ws", func() string { return Literal(" ") + "?" })
 	}
 	return sg.shared("ws", "ws", func() string {
 		indent := Repeat(Class(false, Range{' ', ' '}, Range{'\t', '\t'}), 0, MaxIndent)

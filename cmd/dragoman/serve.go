@@ -13,8 +13,20 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dragoman-dev/dragoman/backend"
+	"github.com/dragoman-dev/dragoman/backend/llamacpp"
 	"github.com/dragoman-dev/dragoman/gateway"
 )
+
+// modelFlags collects repeated -model flags: GGUF files for the embedded engine.
+type modelFlags []string
+
+func (m *modelFlags) String() string { return strings.Join(*m, ",") }
+
+func (m *modelFlags) Set(v string) error {
+	*m = append(*m, v)
+	return nil
+}
 
 // upstreamFlags collects repeated -upstream flags: URL or KIND=URL.
 type upstreamFlags []gateway.Upstream
@@ -43,11 +55,18 @@ func runServe(args []string, e *env) int {
 	mode := fs.String("mode", "", "own or relay, for the -upstream runtimes (default: own where the runtime takes raw prompts)")
 	noDiscover := fs.Bool("no-discover", false, "do not probe the default local ports for runtimes")
 	now := fs.String("now", "", "pin the clock templates see, as an ISO-8601 time (for reproducible prompts)")
+	var models modelFlags
+	fs.Var(&models, "model", "a GGUF file to run in this process with the embedded llama.cpp engine, served as its base name without .gguf; repeatable")
+	ctxSize := fs.Int("ctx", llamacpp.DefaultContext, "context size in tokens for each -model (at most what the model was trained for)")
+	threads := fs.Int("threads", 0, "threads for each -model (default: half the CPUs, at least 1)")
+	llamaLib := fs.String("llama-lib", "", "directory holding llama.cpp's libraries for -model (default $"+llamacpp.EnvLib+", then ~/.cache/dragoman/llama-lib, then beside the executable)")
 	fs.Usage = func() {
 		fmt.Fprintln(e.stderr, "usage: dragoman serve [-listen ADDR] [-config FILE] [-upstream [KIND=]URL]... [-mode own|relay] [-no-discover]")
+		fmt.Fprintln(e.stderr, "                      [-model FILE.gguf]... [-ctx N] [-threads N] [-llama-lib DIR]")
 		fmt.Fprintln(e.stderr, "\nServes OpenAI Chat Completions (/v1/chat/completions) and Anthropic Messages (/v1/messages) over")
-		fmt.Fprintln(e.stderr, "the local runtimes it finds on their default ports, or the ones given. The client key, if any, is")
-		fmt.Fprintln(e.stderr, "read from $DRAGOMAN_API_KEY.")
+		fmt.Fprintln(e.stderr, "the local runtimes it finds on their default ports, or the ones given, and over GGUF files run in")
+		fmt.Fprintln(e.stderr, "this process (-model; llama.cpp's libraries from npm "+llamacpp.NPMPackage+"). The client key, if")
+		fmt.Fprintln(e.stderr, "any, is read from $DRAGOMAN_API_KEY.")
 		fmt.Fprintln(e.stderr)
 		fs.PrintDefaults()
 	}
@@ -80,7 +99,23 @@ func runServe(args []string, e *env) int {
 	if *now != "" {
 		cfg.Now = *now
 	}
-	srv, err := gateway.New(cfg, gateway.Hooks{})
+	var hooks gateway.Hooks
+	if len(models) > 0 {
+		start := time.Now()
+		eng, err := llamacpp.New(llamacpp.Options{LibDir: *llamaLib, Models: models, ContextSize: *ctxSize, Threads: *threads})
+		if err != nil {
+			fmt.Fprintln(e.stderr, "dragoman serve:", err)
+			return 1
+		}
+		defer eng.Close()
+		ms, _ := eng.Models(context.Background())
+		for _, m := range ms {
+			fmt.Fprintf(e.stderr, "dragoman: model %s loaded in this process (context %d tokens)\n", m.ID, m.ContextLength)
+		}
+		fmt.Fprintf(e.stderr, "dragoman: llama.cpp ready in %s\n", time.Since(start).Round(time.Millisecond))
+		hooks.Backends = []backend.Backend{eng}
+	}
+	srv, err := gateway.New(cfg, hooks)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "dragoman serve:", err)
 		return 2

@@ -1,0 +1,129 @@
+package llamacpp
+
+// llama.cpp's C API as the engine uses it: include/llama.h of release v0.5.0
+// (the one the npm package ships). The functions are bound at run time by
+// bind; the structs are the C layouts on a 64-bit platform.
+
+type (
+	llamaModel   uintptr
+	llamaContext uintptr
+	llamaVocab   uintptr
+	llamaSampler uintptr
+	llamaMemory  uintptr
+	llamaToken   = int32
+)
+
+// modelParams is struct llama_model_params (80 bytes).
+type modelParams struct {
+	devices             uintptr
+	tensorBuftOverrides uintptr
+	nGPULayers          int32
+	splitMode           int32
+	loadMode            int32
+	lazyMode            int32
+	mainGPU             int32
+	_                   int32
+	tensorSplit         uintptr
+	progressCallback    uintptr
+	progressUserData    uintptr
+	kvOverrides         uintptr
+	vocabOnly           bool
+	checkTensors        bool
+	useExtraBufts       bool
+	noHost              bool
+	noAlloc             bool
+	loadMTP             bool
+	_                   [2]byte
+}
+
+// contextParams is struct llama_context_params (160 bytes).
+type contextParams struct {
+	nCtx              uint32
+	nBatch            uint32
+	nUbatch           uint32
+	nSeqMax           uint32
+	nRsSeq            uint32
+	nOutputsMax       uint32
+	nOutputsMaxPerSeq uint32
+	nThreads          int32
+	nThreadsBatch     int32
+	ctxType           int32
+	ropeScalingType   int32
+	poolingType       int32
+	attentionType     int32
+	flashAttnType     int32
+	ropeFreqBase      float32
+	ropeFreqScale     float32
+	yarnExtFactor     float32
+	yarnAttnFactor    float32
+	yarnBetaFast      float32
+	yarnBetaSlow      float32
+	yarnOrigCtx       uint32
+	defragThold       float32
+	cbEval            uintptr
+	cbEvalUserData    uintptr
+	typeK             int32
+	typeV             int32
+	abortCallback     uintptr
+	abortCallbackData uintptr
+	embeddings        bool
+	offloadKQV        bool
+	noPerf            bool
+	opOffload         bool
+	swaFull           bool
+	kvUnified         bool
+	_                 [2]byte
+	samplers          uintptr
+	nSamplers         uintptr
+	ctxOther          uintptr
+}
+
+// batch is struct llama_batch (56 bytes).
+type batch struct {
+	nTokens int32
+	_       int32
+	token   *llamaToken
+	embd    uintptr
+	pos     uintptr
+	nSeqID  uintptr
+	seqID   uintptr
+	logits  uintptr
+}
+
+// The bound functions.
+var (
+	ggmlBackendLoadAllFromPath func(dir string)
+
+	llamaBackendInit         func()
+	llamaLogSet              func(cb, userData uintptr)
+	llamaModelDefaultParams  func() modelParams
+	llamaContextDefaultParam func() contextParams
+	llamaModelFree           func(m llamaModel)
+	llamaFree                func(c llamaContext)
+	llamaModelGetVocab       func(m llamaModel) llamaVocab
+	llamaModelNCtxTrain      func(m llamaModel) int32
+	llamaNCtx                func(c llamaContext) uint32
+	llamaNBatch              func(c llamaContext) uint32
+	llamaGetMemory           func(c llamaContext) llamaMemory
+	llamaMemoryClear         func(m llamaMemory, data bool)
+	llamaVocabNTokens        func(v llamaVocab) int32
+	llamaVocabIsEOG          func(v llamaVocab, t llamaToken) bool
+	llamaVocabBOS            func(v llamaVocab) llamaToken
+	llamaVocabEOS            func(v llamaVocab) llamaToken
+	llamaTokenize            func(v llamaVocab, text *byte, textLen int32, tokens *llamaToken, nMax int32, addSpecial, parseSpecial bool) int32
+	llamaTokenToPiece        func(v llamaVocab, t llamaToken, buf *byte, length int32, lstrip int32, special bool) int32
+
+	llamaSamplerChainInit   func(params uintptr) llamaSampler // struct llama_sampler_chain_params {bool no_perf} in a register
+	llamaSamplerChainAdd    func(chain, s llamaSampler)
+	llamaSamplerInitGreedy  func() llamaSampler
+	llamaSamplerInitDist    func(seed uint32) llamaSampler
+	llamaSamplerInitTemp    func(t float32) llamaSampler
+	llamaSamplerInitTopK    func(k int32) llamaSampler
+	llamaSamplerInitTopP    func(p float32, minKeep uintptr) llamaSampler
+	llamaSamplerInitMinP    func(p float32, minKeep uintptr) llamaSampler
+	llamaSamplerInitPenalty func(nVocab, lastN int32, repeat, freq, present float32) llamaSampler
+	llamaSamplerInitGrammar func(v llamaVocab, grammar, root string) llamaSampler
+	llamaSamplerInitLazy    func(v llamaVocab, grammar, root string, patterns **byte, nPatterns uintptr, tokens *llamaToken, nTokens uintptr) llamaSampler
+	llamaSamplerSample      func(s llamaSampler, c llamaContext, idx int32) llamaToken
+	llamaSamplerFree        func(s llamaSampler)
+)

@@ -1,0 +1,183 @@
+// Package llamacpp is Dragoman's embedded engine: a backend.Backend that runs
+// GGUF models in this process through llama.cpp's C API, loaded at run time
+// from prebuilt shared libraries (npm @node-llama-cpp/linux-x64@3.22.1,
+// llama.cpp v0.5.0) without cgo, through purego. It serves own mode only:
+// Complete takes the prompt the gateway rendered, tokenizes it with the
+// model's vocabulary (special tokens parsed), decodes it and samples until an
+// end-of-generation token, a stop string, max_tokens or the end of the
+// context, streaming the text as it comes. A GBNF grammar (eager or lazy,
+// with triggers) or a JSON Schema (converted to GBNF by package grammar)
+// constrains the sampler.
+//
+// Each model has one llama.cpp context; requests for the same model take
+// turns (a queue that honours the request's context), and each starts from
+// an empty KV cache.
+package llamacpp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/dragoman-dev/dragoman/backend"
+	"github.com/dragoman-dev/dragoman/chat"
+	"github.com/dragoman-dev/dragoman/template"
+)
+
+// DefaultContext is the context size when Options.ContextSize is 0.
+const DefaultContext = 4096
+
+// Options configure New.
+type Options struct {
+	// LibDir is the directory holding libllama and libggml (FindLib says
+	// what is searched when it is empty).
+	LibDir string
+	// Models are GGUF files; each is served under its base name without
+	// ".gguf".
+	Models []string
+	// ContextSize is each model's context in tokens: DefaultContext when 0,
+	// and never more than the model was trained for.
+	ContextSize int
+	// Threads for generation and prompt processing; 0 means half the
+	// CPUs, at least one (llama.cpp's threads spin while they wait for each
+	// other, so more threads than free cores is much slower: docs/PERFORMANCE.md).
+	Threads int
+}
+
+// Engine is the embedded runtime: the models given to New, loaded.
+type Engine struct {
+	models []*model
+	byID   map[string]*model
+}
+
+var _ backend.Backend = (*Engine)(nil)
+
+// ErrNoChat is returned by Chat: the engine has no chat API of its own.
+var ErrNoChat = errors.New("the embedded engine has no chat API: it serves own mode only, which needs the model's chat template " +
+	"(the GGUF's tokenizer.chat_template, or a template configured for the upstream)")
+
+// New loads the libraries and every model. Errors say which file and why.
+func New(opts Options) (*Engine, error) {
+	if len(opts.Models) == 0 {
+		return nil, errors.New("no model given")
+	}
+	if opts.ContextSize < 0 || opts.Threads < 0 {
+		return nil, errors.New("context size and threads must not be negative")
+	}
+	if opts.ContextSize == 0 {
+		opts.ContextSize = DefaultContext
+	}
+	if opts.Threads == 0 {
+		opts.Threads = max(1, runtime.NumCPU()/2)
+	}
+	e := &Engine{byID: map[string]*model{}}
+	for _, p := range opts.Models {
+		id := ModelID(p)
+		if other, ok := e.byID[id]; ok {
+			return nil, fmt.Errorf("models %s and %s would both be served as %q", other.path, p, id)
+		}
+		// Read the header first: a file that is not a GGUF gets a clear
+		// error before llama.cpp sees it, and the metadata gives the chat
+		// template.
+		g, err := template.ReadGGUFFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("model %s: %w", p, err)
+		}
+		e.byID[id] = &model{id: id, path: p, meta: g}
+		e.models = append(e.models, e.byID[id])
+	}
+	if err := Load(opts.LibDir); err != nil {
+		return nil, err
+	}
+	for _, m := range e.models {
+		if err := m.load(opts.ContextSize, opts.Threads); err != nil {
+			e.Close()
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// ModelID is the name a model file is served under: its base name without
+// ".gguf".
+func ModelID(path string) string {
+	base := filepath.Base(path)
+	if ext := filepath.Ext(base); strings.EqualFold(ext, ".gguf") {
+		base = base[:len(base)-len(ext)]
+	}
+	return base
+}
+
+// Close frees the models, waiting for running generations to end.
+func (e *Engine) Close() error {
+	for _, m := range e.models {
+		m.free()
+	}
+	return nil
+}
+
+// Kind is backend.Embedded.
+func (e *Engine) Kind() backend.Kind { return backend.Embedded }
+
+// BaseURL names the engine in traces and metrics; nothing listens there.
+func (e *Engine) BaseURL() string { return "inprocess://llama.cpp" }
+
+// CanComplete is true: the engine takes raw prompts only.
+func (e *Engine) CanComplete() bool { return true }
+
+// Models lists the loaded models with their context size.
+func (e *Engine) Models(ctx context.Context) ([]backend.Model, error) {
+	out := make([]backend.Model, 0, len(e.models))
+	for _, m := range e.models {
+		out = append(out, backend.Model{ID: m.id, ContextLength: m.nCtx})
+	}
+	return out, nil
+}
+
+// ModelInfo reports the GGUF's chat template, the vocabulary's BOS and EOS
+// and the context size in use.
+func (e *Engine) ModelInfo(ctx context.Context, id string) (backend.ModelInfo, error) {
+	m, err := e.model(id)
+	if err != nil {
+		return backend.ModelInfo{}, err
+	}
+	info := backend.ModelInfo{BOSToken: m.bos, EOSToken: m.eos, ContextLength: m.nCtx, GGUFPath: m.path}
+	if t, ok := m.meta.String("tokenizer.chat_template"); ok {
+		info.Template, info.TemplateOrigin = t, "GGUF tokenizer.chat_template ("+m.path+")"
+	}
+	return info, nil
+}
+
+// Chat is not supported: see ErrNoChat.
+func (e *Engine) Chat(ctx context.Context, req *chat.Request) (backend.Stream, error) {
+	return nil, ErrNoChat
+}
+
+// Complete generates from a rendered prompt; see the package comment.
+func (e *Engine) Complete(ctx context.Context, req backend.CompleteRequest) (backend.Stream, error) {
+	m, err := e.model(req.Model)
+	if err != nil {
+		return nil, err
+	}
+	return m.complete(ctx, req)
+}
+
+func (e *Engine) model(id string) (*model, error) {
+	m, ok := e.byID[id]
+	if !ok {
+		ids := make([]string, len(e.models))
+		for i, m := range e.models {
+			ids[i] = m.id
+		}
+		return nil, &backend.Error{Kind: backend.Embedded, Status: 404, Message: fmt.Sprintf("model %q is not loaded; loaded: %s", id, strings.Join(ids, ", "))}
+	}
+	return m, nil
+}
+
+// badRequest is a request the engine cannot serve as given (HTTP 400).
+func badRequest(format string, args ...any) error {
+	return &backend.Error{Kind: backend.Embedded, Status: 400, Message: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,311 @@
+package llamacpp
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"runtime"
+	"sync"
+
+	"github.com/dragoman-dev/dragoman/backend"
+	"github.com/dragoman-dev/dragoman/grammar"
+	"github.com/dragoman-dev/dragoman/template"
+)
+
+// model is one loaded GGUF with its one context.
+type model struct {
+	id, path string
+	meta     *template.GGUF
+
+	m      llamaModel
+	lctx   llamaContext
+	vocab  llamaVocab
+	nCtx   int
+	nBatch int
+	nVocab int32
+	bos    string
+	eos    string
+
+	// turn is held by the request using the context (a queue of one).
+	turn     chan struct{}
+	freeOnce sync.Once
+}
+
+func (m *model) load(ctxSize, threads int) error {
+	takeProblems()
+	mp := llamaModelDefaultParams()
+	mp.nGPULayers = 0 // the npm package's libraries are CPU-only
+	m.m = modelLoadFromFile(m.path, mp)
+	if m.m == 0 {
+		return fmt.Errorf("model %s: llama.cpp could not load it: %s", m.path, orUnknown(takeProblems()))
+	}
+	if train := int(llamaModelNCtxTrain(m.m)); train > 0 && ctxSize > train {
+		ctxSize = train
+	}
+	cp := llamaContextDefaultParam()
+	cp.nCtx = uint32(ctxSize)
+	cp.nThreads, cp.nThreadsBatch = int32(threads), int32(threads)
+	cp.noPerf = true
+	m.lctx = initFromModel(m.m, cp)
+	if m.lctx == 0 {
+		llamaModelFree(m.m)
+		m.m = 0
+		return fmt.Errorf("model %s: llama.cpp could not make a context of %d tokens: %s", m.path, ctxSize, orUnknown(takeProblems()))
+	}
+	m.vocab = llamaModelGetVocab(m.m)
+	m.nCtx = int(llamaNCtx(m.lctx))
+	m.nBatch = int(llamaNBatch(m.lctx))
+	m.nVocab = llamaVocabNTokens(m.vocab)
+	if t := llamaVocabBOS(m.vocab); t >= 0 {
+		m.bos = string(m.piece(t, nil))
+	}
+	if t := llamaVocabEOS(m.vocab); t >= 0 {
+		m.eos = string(m.piece(t, nil))
+	}
+	m.turn = make(chan struct{}, 1)
+	return nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "llama.cpp logged no reason (set " + EnvLog + "=1 to see its log)"
+	}
+	return s
+}
+
+// free releases the context and the model once no request holds them.
+func (m *model) free() {
+	m.freeOnce.Do(func() {
+		if m.turn != nil {
+			m.turn <- struct{}{} // wait for the running request; never given back
+		}
+		if m.lctx != 0 {
+			llamaFree(m.lctx)
+		}
+		if m.m != 0 {
+			llamaModelFree(m.m)
+		}
+	})
+}
+
+// tokenize turns the prompt into tokens: BOS where the model adds one,
+// special tokens in the text parsed as such (the template wrote them).
+func (m *model) tokenize(text string) ([]llamaToken, error) {
+	if text == "" {
+		return nil, nil
+	}
+	c := cString(text)
+	buf := make([]llamaToken, len(text)+2)
+	for range 2 {
+		n := llamaTokenize(m.vocab, &c[0], int32(len(text)), &buf[0], int32(len(buf)), true, true)
+		if n >= 0 {
+			return buf[:n], nil
+		}
+		buf = make([]llamaToken, -n)
+	}
+	return nil, fmt.Errorf("llama_tokenize failed on a prompt of %d bytes", len(text))
+}
+
+// piece appends token t's text to b, special tokens written out.
+func (m *model) piece(t llamaToken, b []byte) []byte {
+	var small [64]byte
+	buf := small[:]
+	for {
+		n := llamaTokenToPiece(m.vocab, t, &buf[0], int32(len(buf)), 0, true)
+		if n >= 0 {
+			return append(b, buf[:n]...)
+		}
+		buf = make([]byte, -n)
+	}
+}
+
+// acquire waits for the model's context, or for ctx to end.
+func (m *model) acquire(ctx context.Context) error {
+	select {
+	case m.turn <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (m *model) release() { <-m.turn }
+
+// complete checks the request, waits for the context, decodes the prompt
+// and returns the stream that samples the answer.
+func (m *model) complete(ctx context.Context, req backend.CompleteRequest) (backend.Stream, error) {
+	gbnf, err := requestGrammar(req)
+	if err != nil {
+		return nil, err
+	}
+	tokens, err := m.tokenize(req.Prompt)
+	if err != nil {
+		return nil, err
+	}
+	if len(tokens) == 0 {
+		return nil, badRequest("the prompt is empty")
+	}
+	if len(tokens) >= m.nCtx {
+		return nil, badRequest("the prompt is %d tokens and %s's context holds %d (leaving no room for an answer): shorten the conversation or the tools, or start the engine with a larger --ctx", len(tokens), m.id, m.nCtx)
+	}
+	if err := m.acquire(ctx); err != nil {
+		return nil, err
+	}
+	s := &stream{m: m, ctx: ctx, promptTokens: len(tokens), maxTokens: req.MaxTokens, stops: nonEmpty(req.Stop), stopAt: -1}
+	ok := false
+	defer func() {
+		if !ok {
+			s.release()
+		}
+	}()
+	takeProblems()
+	if s.smpl, err = m.sampler(req, gbnf); err != nil {
+		return nil, err
+	}
+	llamaMemoryClear(llamaGetMemory(m.lctx), true)
+	for i := 0; i < len(tokens); i += m.nBatch {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		end := min(i+m.nBatch, len(tokens))
+		if rc := decode(m.lctx, tokens[i:end]); rc != 0 {
+			return nil, fmt.Errorf("llama_decode of the prompt failed (%d): %s", rc, orUnknown(takeProblems()))
+		}
+	}
+	s.pos = len(tokens)
+	ok = true
+	return s, nil
+}
+
+// requestGrammar is the GBNF the output must follow: Grammar as given, else
+// JSONSchema converted by package grammar; "" for none.
+func requestGrammar(req backend.CompleteRequest) (string, error) {
+	if req.Grammar != "" {
+		return req.Grammar, nil
+	}
+	if len(req.JSONSchema) == 0 {
+		return "", nil
+	}
+	g, _, err := grammar.FromJSONSchema(req.JSONSchema, grammar.Options{})
+	if err != nil {
+		return "", badRequest("the JSON Schema cannot constrain the output: %v", err)
+	}
+	return g.String(), nil
+}
+
+// Sampling defaults where the request sets nothing: llama.cpp's own
+// (common_params_sampling).
+const (
+	defaultTemperature = 0.8
+	defaultTopK        = 40
+	defaultTopP        = 0.95
+	defaultMinP        = 0.05
+	penaltyLastN       = 64
+	randomSeed         = 0xFFFFFFFF // LLAMA_DEFAULT_SEED: a random seed
+)
+
+// sampler builds the chain: grammar (over the whole vocabulary, so it can
+// never be left without a candidate), repetition penalty, then greedy for
+// temperature 0, else top-k, top-p, min-p, temperature and a seeded draw.
+func (m *model) sampler(req backend.CompleteRequest, gbnf string) (llamaSampler, error) {
+	chain := llamaSamplerChainInit(1) // no_perf
+	add := func(s llamaSampler) { llamaSamplerChainAdd(chain, s) }
+	if gbnf != "" {
+		g, err := m.grammarSampler(req, gbnf)
+		if err != nil {
+			llamaSamplerFree(chain)
+			return 0, err
+		}
+		add(g)
+	}
+	if p := req.RepeatPenalty; p != nil && *p != 1 {
+		if *p <= 0 {
+			llamaSamplerFree(chain)
+			return 0, badRequest("repeat penalty must be positive, got %g", *p)
+		}
+		add(llamaSamplerInitPenalty(m.nVocab, penaltyLastN, float32(*p), 0, 0))
+	}
+	temp := defaultTemperature
+	if req.Temperature != nil {
+		temp = *req.Temperature
+	}
+	if temp <= 0 {
+		add(llamaSamplerInitGreedy())
+		return chain, nil
+	}
+	topK, topP, minP := defaultTopK, defaultTopP, defaultMinP
+	if req.TopK != nil {
+		topK = *req.TopK
+	}
+	if req.TopP != nil {
+		topP = *req.TopP
+	}
+	if req.MinP != nil {
+		minP = *req.MinP
+	}
+	add(llamaSamplerInitTopK(int32(topK)))
+	add(llamaSamplerInitTopP(float32(topP), 1))
+	add(llamaSamplerInitMinP(float32(minP), 1))
+	add(llamaSamplerInitTemp(float32(temp)))
+	seed := uint32(randomSeed)
+	if req.Seed != nil {
+		seed = uint32(*req.Seed)
+	}
+	add(llamaSamplerInitDist(seed))
+	return chain, nil
+}
+
+// grammarSampler is llama.cpp's grammar sampler (root rule "root"), lazy when
+// the request says so: "word" triggers become escaped patterns, as
+// llama.cpp's own server makes them.
+func (m *model) grammarSampler(req backend.CompleteRequest, gbnf string) (llamaSampler, error) {
+	// Checked here first: llama.cpp prints its parse errors to stderr and
+	// returns only NULL.
+	g, err := grammar.Parse(gbnf)
+	if err == nil {
+		err = g.Check()
+	}
+	if err != nil {
+		return 0, badRequest("the grammar is not valid GBNF: %v", err)
+	}
+	var s llamaSampler
+	if !req.GrammarLazy {
+		s = llamaSamplerInitGrammar(m.vocab, gbnf, "root")
+	} else {
+		if len(req.GrammarTriggers) == 0 {
+			return 0, badRequest("a lazy grammar needs at least one trigger")
+		}
+		pats := make([][]byte, len(req.GrammarTriggers))
+		ptrs := make([]*byte, len(req.GrammarTriggers))
+		for i, t := range req.GrammarTriggers {
+			var p string
+			switch t.Type {
+			case "word":
+				p = regexp.QuoteMeta(t.Value)
+			case "pattern":
+				p = t.Value
+			default:
+				return 0, badRequest("grammar trigger type %q: want word or pattern", t.Type)
+			}
+			pats[i] = cString(p)
+			ptrs[i] = &pats[i][0]
+		}
+		s = llamaSamplerInitLazy(m.vocab, gbnf, "root", &ptrs[0], uintptr(len(ptrs)), nil, 0)
+		runtime.KeepAlive(pats)
+		runtime.KeepAlive(ptrs)
+	}
+	if s == 0 {
+		return 0, badRequest("llama.cpp refused the grammar: %s", orUnknown(takeProblems()))
+	}
+	return s, nil
+}
+
+func nonEmpty(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,136 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/dragoman-dev/dragoman/grammar"
+	"github.com/dragoman-dev/dragoman/internal/fixtures"
+)
+
+// The family's call grammar in llama.cpp's own sampler, in this process:
+// with the random-weights model, tool_choice "required" and a named function
+// give a call valid against its tool's schema in 50 of 50 samples (eager
+// grammar), while "auto" (a lazy grammar the random model never triggers)
+// gives none.
+func TestEmbeddedForcedCalls(t *testing.T) {
+	random := filepath.Join(fixtures.Require(t), "models", "tiny-qwen3-random.gguf")
+	base, _ := startEmbedded(t, "-model", random)
+	cl := client(base)
+	schemas := map[string]*grammar.Grammar{}
+	var tools []openai.ChatCompletionToolUnionParam
+	for _, f := range boundedTools {
+		tools = append(tools, openai.ChatCompletionFunctionTool(f))
+		raw, _ := json.Marshal(f.Parameters)
+		g, _, err := grammar.FromJSONSchema(raw, grammar.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		schemas[f.Name] = g
+	}
+	sample := func(choice openai.ChatCompletionToolChoiceOptionUnionParam, seed int) (bool, string) {
+		resp, err := cl.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
+			Model:             "tiny-qwen3-random",
+			Messages:          []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Use a tool.")},
+			Tools:             tools,
+			ToolChoice:        choice,
+			MaxTokens:         openai.Int(128),
+			Seed:              openai.Int(int64(seed)),
+			ParallelToolCalls: openai.Bool(false), // the grammar then ends after one call
+		})
+		if err != nil {
+			return false, err.Error()
+		}
+		calls := resp.Choices[0].Message.ToolCalls
+		if len(calls) != 1 {
+			return false, fmt.Sprintf("%d calls; content %q", len(calls), resp.Choices[0].Message.Content)
+		}
+		var compact bytes.Buffer
+		g := schemas[calls[0].Function.Name]
+		if g == nil || json.Compact(&compact, []byte(calls[0].Function.Arguments)) != nil || !g.Match(compact.String()) {
+			return false, "invalid call " + calls[0].Function.Name + " " + calls[0].Function.Arguments
+		}
+		return true, calls[0].Function.Name
+	}
+	const samples = 50
+	for _, c := range []struct {
+		name   string
+		choice openai.ChatCompletionToolChoiceOptionUnionParam
+		only   string
+	}{
+		{"required", openai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: openai.String("required")}, ""},
+		{"named", openai.ToolChoiceOptionFunctionToolChoice(openai.ChatCompletionNamedToolChoiceFunctionParam{Name: "add"}), "add"},
+	} {
+		valid := 0
+		for i := range samples {
+			ok, what := sample(c.choice, i)
+			switch {
+			case !ok:
+				t.Errorf("%s, sample %d: %s", c.name, i, what)
+			case c.only != "" && what != c.only:
+				t.Errorf("%s, sample %d: called %s", c.name, i, what)
+			default:
+				valid++
+			}
+		}
+		t.Logf("%s: %d of %d samples are calls valid against the schema", c.name, valid, samples)
+	}
+	unconstrained := 0
+	for i := range samples {
+		if ok, _ := sample(openai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: openai.String("auto")}, i); ok {
+			unconstrained++
+		}
+	}
+	t.Logf("auto (no call opener, so the lazy grammar never applies): %d of %d samples are valid calls", unconstrained, samples)
+	if unconstrained > samples/10 {
+		t.Errorf("the random model wrote %d valid calls of %d without a constraint: the comparison shows nothing", unconstrained, samples)
+	}
+}
+
+// With "auto", the lazy grammar takes over once the model writes the call
+// opener: the scripted model always writes get_weather({"city": "Paris"}),
+// but offered a get_weather whose only argument is an integer "zip", the
+// call that comes back has a zip, and the raw completion in the trace shows
+// the model was steered after <tool_call>.
+func TestEmbeddedLazyGrammar(t *testing.T) {
+	base, model := startEmbedded(t)
+	cl := client(base)
+	zipTool := openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{Name: "get_weather", Parameters: shared.FunctionParameters{
+		"type": "object", "properties": map[string]any{"zip": map[string]any{"type": "integer"}},
+		"required": []string{"zip"}, "additionalProperties": false,
+	}})
+	resp, err := cl.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
+		Model:     model,
+		Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage("What's the weather in Paris?")},
+		Tools:     []openai.ChatCompletionToolUnionParam{zipTool},
+		MaxTokens: openai.Int(96),
+		// One call: the model never stops on its own, and the grammar
+		// ends after one call only when parallel calls are off.
+		ParallelToolCalls: openai.Bool(false),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := resp.Choices[0].Message.ToolCalls
+	if len(calls) != 1 || calls[0].Function.Name != "get_weather" {
+		t.Fatalf("calls %+v, content %q", calls, resp.Choices[0].Message.Content)
+	}
+	var args map[string]any
+	if err := json.Unmarshal([]byte(calls[0].Function.Arguments), &args); err != nil || len(args) != 1 || args["zip"] == nil {
+		t.Errorf("arguments %s: the lazy grammar did not hold the call to the schema", calls[0].Function.Arguments)
+	}
+	trace := getJSON(t, base+"/v1/dragoman/requests/"+resp.ID)
+	completion := fmt.Sprint(trace["completion"])
+	if !strings.HasPrefix(completion, "<tool_call>") || strings.Contains(completion, "city") {
+		t.Errorf("raw completion %q", completion)
+	}
+	t.Logf("constrained completion: %q (unconstrained, the model writes {\"city\":\"Paris\"})", completion)
+}

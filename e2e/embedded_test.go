@@ -1,0 +1,160 @@
+package e2e
+
+// The gateway with the embedded llama.cpp engine: `dragoman serve --model
+// tiny-qwen3-toolcall.gguf -no-discover`, no other runtime. The libraries come
+// from $DRAGOMAN_LLAMA_LIB (.ci/llamalib.sh); without it the tests skip, or
+// fail under CI=true, where .ci/run sets it.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anthropics/anthropic-sdk-go"
+	aoption "github.com/anthropics/anthropic-sdk-go/option"
+	"github.com/openai/openai-go/v3"
+
+	"github.com/dragoman-dev/dragoman/internal/fixtures"
+)
+
+const envLlamaLib = "DRAGOMAN_LLAMA_LIB"
+
+// startEmbedded runs `dragoman serve -model <tiny toolcall model>
+// -no-discover` and returns its base URL and the model's id.
+func startEmbedded(t *testing.T, extra ...string) (string, string) {
+	t.Helper()
+	lib := os.Getenv(envLlamaLib)
+	if lib == "" {
+		msg := envLlamaLib + " is unset: run .ci/llamalib.sh (npm pack @node-llama-cpp/linux-x64@3.22.1) and set it to the directory it prints"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	model := filepath.Join(fixtures.Require(t), "models", "tiny-qwen3-toolcall.gguf")
+	args := append([]string{"serve", "-listen", "127.0.0.1:0", "-no-discover", "-model", model, "-ctx", "2048", "-threads", "1"}, extra...)
+	cmd := exec.Command(dragomanBinary(t), args...)
+	cmd.SysProcAttr = llamaSysProcAttr()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			if _, rest, ok := strings.Cut(line, "on http://"); ok {
+				addr <- "http://" + strings.Fields(rest)[0]
+			}
+			t.Log("dragoman:", line)
+		}
+	}()
+	select {
+	case a := <-addr:
+		return a, "tiny-qwen3-toolcall"
+	case <-time.After(60 * time.Second):
+		t.Fatal("dragoman serve -model did not start listening")
+	}
+	return "", ""
+}
+
+// The OpenAI SDK gets the scripted model's call parsed, streamed and not.
+func TestEmbeddedOpenAI(t *testing.T) {
+	base, model := startEmbedded(t)
+	cl := client(base)
+	ctx := context.Background()
+
+	models, err := cl.Models.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(models.Data) != 1 || models.Data[0].ID != model || models.Data[0].OwnedBy != "embedded" {
+		t.Errorf("models %+v", models.Data)
+	}
+
+	resp, err := cl.Chat.Completions.New(ctx, weatherParams(model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkWeatherCall(t, resp.Choices[0].Message, resp.Choices[0].FinishReason)
+	if resp.Usage.PromptTokens == 0 || resp.Usage.CompletionTokens == 0 {
+		t.Errorf("usage %+v", resp.Usage)
+	}
+
+	stream := cl.Chat.Completions.NewStreaming(ctx, weatherParams(model))
+	var acc openai.ChatCompletionAccumulator
+	for stream.Next() {
+		acc.AddChunk(stream.Current())
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatal(err)
+	}
+	checkWeatherCall(t, acc.Choices[0].Message, acc.Choices[0].FinishReason)
+
+	trace := getJSON(t, base+"/v1/dragoman/requests/"+resp.ID)
+	if trace["mode"] != "own" || trace["runtime"] != "embedded" || !strings.Contains(fmt.Sprint(trace["completion"]), "<tool_call>") {
+		t.Errorf("trace mode %v runtime %v completion %q", trace["mode"], trace["runtime"], trace["completion"])
+	}
+	if !strings.Contains(fmt.Sprint(trace["template_origin"]), "tokenizer.chat_template") {
+		t.Errorf("trace template origin %v", trace["template_origin"])
+	}
+}
+
+// A conversation longer than the context is refused with a 400 that says so.
+func TestEmbeddedPromptTooLong(t *testing.T) {
+	base, model := startEmbedded(t, "-ctx", "256")
+	params := weatherParams(model)
+	params.Messages = []openai.ChatCompletionMessageParamUnion{openai.UserMessage(strings.Repeat("weather ", 400))}
+	cl := client(base)
+	_, err := cl.Chat.Completions.New(context.Background(), params)
+	var apiErr *openai.Error
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != 400 || !strings.Contains(apiErr.Message, "context holds 256") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+// The Anthropic SDK gets the call as a tool_use block.
+func TestEmbeddedAnthropic(t *testing.T) {
+	base, model := startEmbedded(t)
+	cl := anthropic.NewClient(aoption.WithBaseURL(base), aoption.WithAPIKey("unused"), aoption.WithMaxRetries(0))
+	msg, err := cl.Messages.New(context.Background(), anthropic.MessageNewParams{
+		Model:     anthropic.Model(model),
+		MaxTokens: 64,
+		Messages:  []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("Weather in Paris?"))},
+		Tools: []anthropic.ToolUnionParam{{OfTool: &anthropic.ToolParam{
+			Name:        "get_weather",
+			Description: anthropic.String("Current weather"),
+			InputSchema: anthropic.ToolInputSchemaParam{Properties: map[string]any{"city": map[string]any{"type": "string"}}, Required: []string{"city"}},
+		}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg.StopReason != anthropic.StopReasonToolUse || len(msg.Content) == 0 {
+		t.Fatalf("stop_reason %q, content %s", msg.StopReason, msg.RawJSON())
+	}
+	tu := msg.Content[len(msg.Content)-1].AsToolUse()
+	var input struct{ City string }
+	if err := json.Unmarshal(tu.Input, &input); err != nil {
+		t.Fatalf("input %s: %v", tu.Input, err)
+	}
+	if tu.Name != "get_weather" || tu.ID == "" || input.City != "Paris" {
+		t.Errorf("tool_use %s", msg.RawJSON())
+	}
+	if msg.Usage.InputTokens == 0 || msg.Usage.OutputTokens == 0 {
+		t.Errorf("usage %+v", msg.Usage)
+	}
+}
