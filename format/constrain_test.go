@@ -422,7 +422,7 @@ func TestConstrainChoices(t *testing.T) {
 	}
 }
 
-func mustFamily(t *testing.T, id string) *Family {
+func mustFamily(t testing.TB, id string) *Family {
 	f, ok := Lookup(id)
 	if !ok {
 		t.Fatalf("no family %s", id)

@@ -1,0 +1,109 @@
+package format
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/dragoman-dev/dragoman/chat"
+	"github.com/dragoman-dev/dragoman/grammar"
+)
+
+// Benchmarks: a family's call constraint for 1, 20 and 100 of BFCL's tools
+// (../shared/bench/bfcl), built uncached (Family.Constrain) and through a
+// ConstraintCache, for a JSON family (hermes) and a tagged-argument family
+// (qwen3-coder-xml). Without the shared data they skip.
+
+var bfclTypeNames = strings.NewReplacer(`"type": "dict"`, `"type": "object"`, `"type": "float"`, `"type": "number"`,
+	`"type": "tuple"`, `"type": "array"`, `"type": "any"`, `"type": ["string","number","integer","boolean","object","array","null"]`)
+
+func bfclChatTools(tb testing.TB, n int) []chat.Tool {
+	dir := filepath.Join(sharedDir(tb), "bench", "bfcl", "data")
+	var tools []chat.Tool
+	seen := map[string]bool{}
+	for _, file := range []string{"BFCL_v4_live_multiple.json", "BFCL_v4_multiple.json", "BFCL_v4_simple_python.json"} {
+		f, err := os.Open(filepath.Join(dir, file))
+		if err != nil {
+			tb.Skipf("BFCL data not found (%v)", err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() && len(tools) < n {
+			var entry struct {
+				Function []struct {
+					Name       string          `json:"name"`
+					Parameters json.RawMessage `json:"parameters"`
+				} `json:"function"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &entry); err != nil {
+				tb.Fatal(err)
+			}
+			for _, fn := range entry.Function {
+				if seen[fn.Name] || len(tools) >= n {
+					continue
+				}
+				seen[fn.Name] = true
+				tools = append(tools, chat.Tool{Type: "function", Function: chat.ToolFunction{
+					Name: fn.Name, Parameters: json.RawMessage(bfclTypeNames.Replace(string(fn.Parameters)))}})
+			}
+		}
+		f.Close()
+	}
+	if len(tools) < n {
+		tb.Skipf("only %d distinct BFCL tools", len(tools))
+	}
+	return tools
+}
+
+// Every family's grammar for 100 BFCL tools is one llama.cpp would load.
+func TestConstrainBFCLTools(t *testing.T) {
+	tools := bfclChatTools(t, 100)
+	for _, f := range Families() {
+		if f.Calls == nil {
+			continue
+		}
+		for _, mode := range []string{"auto", "required"} {
+			c, err := f.Constrain(tools, ToolChoice{Mode: mode}, false)
+			if err != nil {
+				t.Fatalf("%s %s: %v", f.ID, mode, err)
+			}
+			g, err := grammar.Parse(c.Grammar)
+			if err != nil {
+				t.Fatalf("%s %s: %v", f.ID, mode, err)
+			}
+			if err := g.Check(); err != nil {
+				t.Errorf("%s %s: %v", f.ID, mode, err)
+			}
+		}
+	}
+}
+
+func BenchmarkConstrain(b *testing.B) {
+	for _, id := range []string{"hermes", "qwen3-coder-xml"} {
+		f := mustFamily(b, id)
+		for _, n := range []int{1, 20, 100} {
+			tools := bfclChatTools(b, n)
+			b.Run(id+"/"+strconv.Itoa(n)+"/uncached", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := f.Constrain(tools, ToolChoice{Mode: "auto"}, false); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run(id+"/"+strconv.Itoa(n)+"/cached", func(b *testing.B) {
+				cc := NewConstraintCache(16)
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := cc.Constrain(f, tools, ToolChoice{Mode: "auto"}, false); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
