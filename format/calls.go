@@ -2,7 +2,9 @@ package format
 
 import (
 	"encoding/json"
+	"strings"
 
+	"github.com/dragoman-dev/dragoman/chat"
 	"github.com/dragoman-dev/dragoman/grammar"
 )
 
@@ -416,5 +418,232 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 	})
 	callSyntaxes["solar-open"] = think(solar, "<|think|>", "<|end|>")
 
+	// Gemma 4 and FunctionGemma: call:NAME{key:value,...}, strings between
+	// special quotes, keys bare; Gemma 4's templates sort the keys.
+	gemma := func(open, close, quote string, sorted bool) CallSyntax {
+		return CallSyntax{
+			Triggers: []string{open},
+			Call: func(b *Builder, i int) (string, error) {
+				v := Value{Sep: lit(","), Sorted: sorted, Encode: func(m grammar.Member) string { return gemmaValue(b, m, quote) }}
+				ps, err := b.Params(i, v, func(m grammar.Member, value string) string { return seqOf(lit(m.Name+":"), value) })
+				if err != nil {
+					return "", err
+				}
+				return seqOf(lit(open+"call:"), b.Name(i), lit("{"), ps, lit("}"+close)), nil
+			},
+		}
+	}
+	callSyntaxes["gemma4"] = think(gemma("<|tool_call>", "<tool_call|>", `<|"|>`, true), "<|channel>thought\n", "<channel|>")
+	fg := gemma("<start_function_call>", "<end_function_call>", "<escape>", false)
+	callSyntaxes["functiongemma"] = &fg
+
+	// Python call syntax: NAME(key=value, ...), values Python literals.
+	pyCall := func(b *Builder, i int) (string, error) {
+		v := Value{Sep: lit(", "), Encode: func(m grammar.Member) string { return pythonValue(b, m) }}
+		ps, err := b.Params(i, v, func(m grammar.Member, value string) string { return seqOf(lit(m.Name+"="), value) })
+		if err != nil {
+			return "", err
+		}
+		return seqOf(b.Name(i), lit("("), ps, lit(")")), nil
+	}
+	pyTriggers := func(tools []chat.Tool) []string {
+		var out []string
+		for _, t := range tools {
+			out = append(out, "["+t.Function.Name+"(")
+		}
+		return out
+	}
+	callSyntaxes["pythonic"] = &CallSyntax{
+		Triggers: []string{"<|python_start|>"}, TriggersFor: pyTriggers,
+		Open: seqOf(opt("<|python_start|>"), lit("[")), Sep: lit(", "), Close: seqOf(lit("]"), opt("<|python_end|>")),
+		Call: pyCall,
+	}
+	callSyntaxes["lfm2"] = &CallSyntax{
+		Triggers: []string{"<|tool_call_start|>"},
+		Open:     lit("<|tool_call_start|>["), Sep: lit(", "), Close: lit("]<|tool_call_end|>"),
+		Call:      pyCall,
+		ThinkOpen: "<think>", ThinkClose: "</think>",
+	}
+	callSyntaxes["olmo3"] = &CallSyntax{
+		Triggers: []string{"<function_calls>"},
+		Open:     lit("<function_calls>"), Sep: lit("\n"), Close: lit("</function_calls>"),
+		Call:      pyCall,
+		ThinkOpen: "<think>", ThinkClose: "</think>",
+	}
+
+	// Kimi K3: typed argument elements; strings raw, other values JSON.
+	callSyntaxes["kimi-k3"] = &CallSyntax{
+		Triggers: []string{"<|open|>tools<|sep|>"},
+		Open:     seqOf(opt("<|open|>response<|sep|><|close|>response<|sep|>"), lit("<|open|>tools<|sep|>")),
+		Close:    lit("<|close|>tools<|sep|>"),
+		Call: func(b *Builder, i int) (string, error) {
+			ps, err := b.Params(i, Value{Stop: "<|close|>"}, func(m grammar.Member, value string) string {
+				return seqOf(lit(`<|open|>argument key="`+m.Name+`" type="`+kimiType(m)+`"<|sep|>`), value, lit("<|close|>argument<|sep|>"))
+			})
+			if err != nil {
+				return "", err
+			}
+			index := grammar.Repeat(grammar.Class(false, grammar.Range{Lo: '0', Hi: '9'}), 1, 4)
+			return seqOf(lit(`<|open|>call tool="`), b.Name(i), lit(`" index="`), index, lit(`"<|sep|>`), ps, lit("<|close|>call<|sep|>")), nil
+		},
+		ThinkOpen: "<|open|>think<|sep|>", ThinkClose: "<|close|>think<|sep|>",
+	}
+
+	// MiniMax M3: every tag behind the namespace token; one element per
+	// argument, named after it; arrays as <item> elements, objects as
+	// nested elements (their names are not checked against the schema).
+	const ns = "]<]minimax[>["
+	callSyntaxes["minimax-m3"] = &CallSyntax{
+		Triggers: []string{ns + "<tool_call>"},
+		Open:     seqOf(lit(ns+"<tool_call>"), opt("\n")),
+		Sep:      opt("\n"),
+		Close:    seqOf(opt("\n"), lit(ns+"</tool_call>")),
+		Call: func(b *Builder, i int) (string, error) {
+			ps, err := b.Params(i, Value{Encode: func(m grammar.Member) string { return minimaxValue(b, m, ns) }}, func(m grammar.Member, value string) string {
+				return seqOf(lit(ns+"<"+m.Name+">"), value, lit(ns+"</"+m.Name+">"))
+			})
+			if err != nil {
+				return "", err
+			}
+			return seqOf(lit(ns+`<invoke name="`), b.Name(i), lit(`">`), ps, lit(ns+"</invoke>")), nil
+		},
+		ThinkOpen: "<mm:think>", ThinkClose: "</mm:think>",
+	}
+	// Muse Glimmer: each call is a message to the function (the prompt ends
+	// "<|start|>assistant"), its body an ATEM invocation; "to=self" is
+	// reasoning.
+	callSyntaxes["muse-glimmer"] = &CallSyntax{
+		TriggersFor: func(tools []chat.Tool) []string {
+			var out []string
+			for _, t := range tools {
+				out = append(out, " to="+t.Function.Name+"<|message|>")
+			}
+			return out
+		},
+		Open: opt("<|start|>assistant"),
+		Sep:  lit("<|eom|><|start|>assistant"),
+		Call: func(b *Builder, i int) (string, error) {
+			ps, err := b.Params(i, Value{Stop: "</atem:parameter>"}, func(m grammar.Member, value string) string {
+				return seqOf(lit(`<atem:parameter name="`+m.Name+`">`), value, lit("</atem:parameter>"), opt("\n"))
+			})
+			if err != nil {
+				return "", err
+			}
+			return seqOf(lit(" to="), b.Name(i), lit("<|message|><atem:function_calls>"), opt("\n"),
+				lit(`<atem:invoke name="`), b.Name(i), lit(`">`), opt("\n"), ps, lit("</atem:invoke>"), opt("\n"), lit("</atem:function_calls>")), nil
+		},
+		ThinkOpen: " to=self<|message|>", ThinkClose: "<|eom|>",
+	}
 	return callSyntaxes
+}
+
+// gemmaValue is one argument in Gemma's key:value syntax: strings between
+// quote markers, numbers and booleans bare, objects and arrays in the same
+// syntax (their members are not typed by the schema).
+func gemmaValue(b *Builder, m grammar.Member, quote string) string {
+	str := b.Rule("gemma-string", func() string { return seqOf(lit(quote), b.G.TextWithout(quote), lit(quote)) })
+	if len(m.Enum) > 0 {
+		return seqOf(lit(quote), enumAlternatives(m.Enum), lit(quote))
+	}
+	switch m.Type {
+	case "string", "":
+		return str
+	case "integer", "number":
+		return m.Value
+	case "boolean":
+		return `("true" | "false")`
+	case "null":
+		return `"null"`
+	}
+	return b.Rule("gemma-value", func() string {
+		key := grammar.Repeat(grammar.Class(false, grammar.Range{Lo: 'a', Hi: 'z'}, grammar.Range{Lo: 'A', Hi: 'Z'}, grammar.Range{Lo: '0', Hi: '9'}, grammar.Range{Lo: '_', Hi: '_'}), 1, 64)
+		num := seqOf(opt("-"), grammar.Repeat(grammar.Class(false, grammar.Range{Lo: '0', Hi: '9'}), 1, 20), "("+seqOf(lit("."), grammar.Repeat(grammar.Class(false, grammar.Range{Lo: '0', Hi: '9'}), 1, 20))+")?")
+		self := "gemma-value"
+		if name, ok := b.rules["gemma-value"]; ok {
+			self = name
+		}
+		member := seqOf(key, lit(":"), self)
+		return strings.Join([]string{str, "(" + num + ")", `"true"`, `"false"`, `"null"`,
+			seqOf(lit("{"), "("+seqOf(member, "("+seqOf(lit(","), member)+")*")+")?", lit("}")),
+			seqOf(lit("["), "("+seqOf(self, "("+seqOf(lit(","), self)+")*")+")?", lit("]"))}, " | ")
+	})
+}
+
+// pythonValue is one argument as a Python literal: strings single- or
+// double-quoted, True/False/None (and JSON's spellings, which the LFM2.5
+// and OLMo 3 templates write inside dicts), lists and dicts of literals.
+func pythonValue(b *Builder, m grammar.Member) string {
+	str := b.Rule("py-string", func() string {
+		// Raw newlines are allowed inside the quotes: templates write the
+		// text as it is (LFM2.5), though Python would not.
+		single := seqOf(lit("'"), "("+grammar.Class(true, grammar.Range{Lo: '\'', Hi: '\''}, grammar.Range{Lo: '\\', Hi: '\\'})+" | "+seqOf(lit("\\"), ".")+")*", lit("'"))
+		double := seqOf(lit(`"`), "("+grammar.Class(true, grammar.Range{Lo: '"', Hi: '"'}, grammar.Range{Lo: '\\', Hi: '\\'})+" | "+seqOf(lit("\\"), ".")+")*", lit(`"`))
+		return single + " | " + double
+	})
+	if len(m.Enum) > 0 {
+		return "(" + seqOf(lit("'"), enumAlternatives(m.Enum), lit("'")) + " | " + seqOf(lit(`"`), enumAlternatives(m.Enum), lit(`"`)) + ")"
+	}
+	switch m.Type {
+	case "string", "":
+		return str
+	case "integer", "number":
+		return m.Value
+	case "boolean":
+		return `("True" | "False" | "true" | "false")`
+	case "null":
+		return `("None" | "null")`
+	}
+	return b.Rule("py-value", func() string {
+		self := b.rules["py-value"]
+		num := seqOf(opt("-"), grammar.Repeat(grammar.Class(false, grammar.Range{Lo: '0', Hi: '9'}), 1, 20), "("+seqOf(lit("."), grammar.Repeat(grammar.Class(false, grammar.Range{Lo: '0', Hi: '9'}), 1, 20))+")?")
+		item := seqOf(str, lit(":"), opt(" "), self)
+		return strings.Join([]string{str, "(" + num + ")", `"True"`, `"False"`, `"None"`, `"true"`, `"false"`, `"null"`,
+			seqOf(lit("["), "("+seqOf(self, "("+seqOf(lit(","), opt(" "), self)+")*")+")?", lit("]")),
+			seqOf(lit("{"), "("+seqOf(item, "("+seqOf(lit(","), opt(" "), item)+")*")+")?", lit("}"))}, " | ")
+	})
+}
+
+// minimaxValue is one argument of MiniMax M3: scalars as raw text, arrays as
+// <item> elements, objects as nested elements.
+func minimaxValue(b *Builder, m grammar.Member, ns string) string {
+	text := b.G.TextWithout(ns)
+	if len(m.Enum) > 0 {
+		return enumAlternatives(m.Enum)
+	}
+	switch m.Type {
+	case "string", "", "integer", "number":
+		if m.Type == "integer" || m.Type == "number" {
+			return m.Value
+		}
+		return text
+	case "boolean":
+		return `("true" | "false")`
+	case "null":
+		return `""`
+	}
+	return b.Rule("minimax-elements", func() string {
+		self := b.rules["minimax-elements"]
+		name := grammar.Repeat(grammar.Class(false, grammar.Range{Lo: 'a', Hi: 'z'}, grammar.Range{Lo: 'A', Hi: 'Z'}, grammar.Range{Lo: '0', Hi: '9'}, grammar.Range{Lo: '_', Hi: '_'}), 1, 64)
+		element := seqOf(lit(ns+"<"), name, lit(">"), self, lit(ns+"</"), name, lit(">"))
+		return "(" + text + " | (" + element + ")+)"
+	})
+}
+
+// kimiType is the type attribute Kimi K3's template writes for a value.
+func kimiType(m grammar.Member) string {
+	switch m.Type {
+	case "integer", "number":
+		return "number"
+	case "boolean", "null", "object", "array":
+		return m.Type
+	}
+	return "string"
+}
+
+func enumAlternatives(values []string) string {
+	lits := make([]string, len(values))
+	for k, v := range values {
+		lits[k] = lit(v)
+	}
+	return "(" + strings.Join(lits, " | ") + ")"
 }

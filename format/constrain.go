@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/dragoman-dev/dragoman/chat"
@@ -19,6 +20,9 @@ type CallSyntax struct {
 	// (tool_choice "auto") applies from the first of them on, so the text
 	// Open + call matches must start with one of them.
 	Triggers []string
+	// TriggersFor, when not nil, adds triggers made from the tools (a
+	// family whose calls start with the function's name: "[get_weather(").
+	TriggersFor func(tools []chat.Tool) []string
 	// Open, Sep and Close are GBNF expressions: before the first call,
 	// between two calls, after the last ("" for nothing).
 	Open, Sep, Close string
@@ -140,6 +144,9 @@ func (f *Family) Constrain(tools []chat.Tool, choice ToolChoice, reasoningOpen b
 	}
 	calls := b.G.Add("calls", section)
 	c := &Constraint{Triggers: cs.Triggers, Warnings: b.warnings}
+	if cs.TriggersFor != nil {
+		c.Triggers = append(append([]string(nil), cs.Triggers...), cs.TriggersFor(tools)...)
+	}
 	lazy := choice.Mode != "required" && choice.Name == ""
 	if lazy {
 		c.Lazy = true
@@ -211,6 +218,22 @@ type Builder struct {
 	members  [][]grammar.Member
 	warnings []string
 	str      string
+	rules    map[string]string // rules shared by a grammar's calls, by key (Rule)
+}
+
+// Rule returns the rule named after key, defined by def the first time a
+// grammar asks for it: value syntaxes every call of a family shares.
+func (b *Builder) Rule(key string, def func() string) string {
+	if b.rules == nil {
+		b.rules = map[string]string{}
+	}
+	if name, ok := b.rules[key]; ok {
+		return name
+	}
+	name := b.G.Add(key, "")
+	b.rules[key] = name
+	b.G.Rule(name, def())
+	return name
 }
 
 func newBuilder(tools []chat.Tool) *Builder {
@@ -282,6 +305,17 @@ type Value struct {
 	// Python says the templates write non-strings with Python's str():
 	// True, False and None are accepted beside true, false and null.
 	Python bool
+	// Encode, when not nil, is the GBNF of one argument's value instead of
+	// the above (families with a value syntax of their own: Gemma's
+	// key:value, Python literals).
+	Encode func(m grammar.Member) string
+	// Sep is the GBNF between two arguments ("" when each argument carries
+	// its own layout); it is written only between arguments that are
+	// present.
+	Sep string
+	// Sorted writes the arguments in the order of their names, as
+	// templates that sort them do (Gemma 4), instead of the schema's.
+	Sorted bool
 }
 
 // Params is the sequence of tools[i]'s arguments written one by one, in the
@@ -294,15 +328,66 @@ func (b *Builder) Params(i int, v Value, param func(m grammar.Member, value stri
 	if err != nil {
 		return "", err
 	}
-	var parts []string
-	for _, m := range ms {
-		p := param(m, b.value(m, v))
-		if !m.Required {
+	if v.Sorted {
+		ms = append([]grammar.Member(nil), ms...)
+		sort.Slice(ms, func(a, c int) bool { return ms[a].Name < ms[c].Name })
+	}
+	parts := make([]string, len(ms))
+	required := make([]bool, len(ms))
+	for k, m := range ms {
+		value := ""
+		if v.Encode != nil {
+			value = v.Encode(m)
+		} else {
+			value = b.value(m, v)
+		}
+		parts[k], required[k] = param(m, value), m.Required
+	}
+	if v.Sep == "" {
+		for k := range parts {
+			if !required[k] {
+				parts[k] = "(" + parts[k] + ")?"
+			}
+		}
+		return seqOf(parts...), nil
+	}
+	return b.separated(i, parts, required, v.Sep), nil
+}
+
+// separated is the GBNF of the parts in order, optional ones optional, with
+// sep exactly between those present: one alternative per part that can come
+// first (every part up to the first required one), each followed by the rest
+// with their leading separators.
+func (b *Builder) separated(tool int, parts []string, required []bool, sep string) string {
+	if len(parts) == 0 {
+		return ""
+	}
+	rest := make([]string, len(parts)+1) // rest[k]: parts k… each with its leading separator
+	for k := len(parts) - 1; k >= 0; k-- {
+		p := seqOf(sep, parts[k])
+		if !required[k] {
 			p = "(" + p + ")?"
 		}
-		parts = append(parts, p)
+		rest[k] = seqOf(p, rest[k+1])
 	}
-	return seqOf(parts...), nil
+	var alts []string
+	allOptional := true
+	for k := range parts {
+		tail := rest[k+1]
+		if tail != "" && len(tail) > 200 {
+			tail = b.G.Add("args-rest-"+b.Tools[tool].Function.Name, tail)
+		}
+		alts = append(alts, seqOf(parts[k], tail))
+		if required[k] {
+			allOptional = false
+			break
+		}
+	}
+	body := "(" + strings.Join(alts, " | ") + ")"
+	if allOptional {
+		body += "?"
+	}
+	return body
 }
 
 // Members are tools[i]'s declared arguments with their JSON value rules.

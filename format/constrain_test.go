@@ -45,12 +45,25 @@ var constrainTools = []chat.Tool{
 // generated calls carry no list for them.
 var pythonArrays = map[string]bool{"seed-oss": true, "minicpm5": true}
 
+// unescapedStrings are the families whose templates write string arguments
+// between quotes without escaping them (LFM2.5: 'it's', 'C:\temp'): such a
+// render is not the Python literal the model is asked for, so the generated
+// calls carry no quote or backslash for them.
+var unescapedStrings = map[string]bool{"lfm2": true}
+
 var sampleStrings = []string{"Paris", "São Paulo", "New York", "東京", "x < y & z", "a \"quoted\" word", "two\nlines", "it's", "  padded  ", "C:\\temp"}
 
 // randomCall makes a call to one of constrainTools with arguments valid for
 // its schema, in the schema's order.
 func randomCall(r *rand.Rand, family string, tool int) (string, []kv) {
-	s := func() string { return sampleStrings[r.IntN(len(sampleStrings))] }
+	s := func() string {
+		for {
+			v := sampleStrings[r.IntN(len(sampleStrings))]
+			if !unescapedStrings[family] || !strings.ContainsAny(v, `'"\`) {
+				return v
+			}
+		}
+	}
 	switch tool {
 	case 0:
 		args := []kv{{"city", s()}, {"days", r.IntN(14) + 1}}
@@ -417,7 +430,8 @@ func TestConstrainChoices(t *testing.T) {
 			t.Errorf("%+v (reasoning open %v) on %q: %v, want %v", tc.choice, tc.reasoningOpen, tc.in, got, tc.want)
 		}
 	}
-	if _, err := mustFamily(t, "gemma4").Constrain(constrainTools, ToolChoice{Mode: "auto"}, false); !errors.Is(err, ErrNoCallSyntax) {
+	noSyntax := &Family{ID: "test-no-syntax"}
+	if _, err := noSyntax.Constrain(constrainTools, ToolChoice{Mode: "auto"}, false); !errors.Is(err, ErrNoCallSyntax) {
 		t.Errorf("a family without a call syntax: %v", err)
 	}
 }
@@ -454,6 +468,84 @@ func TestStructuralTags(t *testing.T) {
 		g, _ := grammar.Parse(c.Grammar)
 		if !g.Match(text) {
 			t.Errorf("%s: the grammar refuses the structural tag's call %q", f.ID, text)
+		}
+	}
+}
+
+// The families with no corpus template that renders calls: the call grammar
+// admits FORMATS.md's own examples of the markup (get_weather and get_time),
+// and the parser reads that text as the same calls.
+func TestCallSyntaxFormatsExamples(t *testing.T) {
+	tools := []chat.Tool{
+		{Type: "function", Function: chat.ToolFunction{Name: "get_weather", Parameters: json.RawMessage(`{"type": "object",
+			"properties": {"location": {"type": "string"}, "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}}, "required": ["location"]}`)}},
+		{Type: "function", Function: chat.ToolFunction{Name: "get_time", Parameters: json.RawMessage(`{"type": "object",
+			"properties": {"zone": {"type": "string"}}, "required": ["zone"]}`)}},
+	}
+	cases := map[string][]string{
+		"functiongemma": {
+			"<start_function_call>call:get_weather{location:<escape>Paris<escape>,unit:<escape>celsius<escape>}<end_function_call>",
+			"<start_function_call>call:get_weather{location:<escape>Paris<escape>,unit:<escape>celsius<escape>}<end_function_call><start_function_call>call:get_time{zone:<escape>Europe/Paris<escape>}<end_function_call>",
+		},
+		"pythonic": {
+			"[get_weather(location='Paris', unit='celsius')]",
+			"[get_weather(location='Paris', unit='celsius'), get_time(zone='Europe/Paris')]",
+			"<|python_start|>[get_weather(location='Paris', unit='celsius')]<|python_end|>",
+		},
+		"olmo3": {
+			`<function_calls>get_weather(location="Paris", unit="celsius")</function_calls>`,
+			"<function_calls>get_weather(location=\"Paris\", unit=\"celsius\")\nget_time(zone=\"Europe/Paris\")</function_calls>",
+		},
+		"step3": {
+			`<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="get_weather"><steptml:parameter name="location">Paris</steptml:parameter><steptml:parameter name="unit">celsius</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="get_time"><steptml:parameter name="zone">Europe/Paris</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>`,
+		},
+		"xlam": {
+			`[{"name": "get_weather", "arguments": {"location": "Paris", "unit": "celsius"}}, {"name": "get_time", "arguments": {"zone": "Europe/Paris"}}]`,
+		},
+		"granite": {
+			`<|tool_call|>[{"name": "get_weather", "arguments": {"location": "Paris", "unit": "celsius"}}]`,
+			`<|tool_call|>[{"name": "get_weather", "arguments": {"location": "Paris", "unit": "celsius"}}, {"name": "get_time", "arguments": {"zone": "Europe/Paris"}}]`,
+		},
+		"internlm2": {
+			"<|action_start|><|plugin|>\n{\"name\": \"get_weather\", \"parameters\": {\"location\": \"Paris\", \"unit\": \"celsius\"}}<|action_end|>",
+		},
+		"longcat": {
+			"<longcat_tool_call>get_weather\n<longcat_arg_key>location</longcat_arg_key>\n<longcat_arg_value>Paris</longcat_arg_value>\n<longcat_arg_key>unit</longcat_arg_key>\n<longcat_arg_value>celsius</longcat_arg_value>\n</longcat_tool_call>\n<longcat_tool_call>get_time\n<longcat_arg_key>zone</longcat_arg_key>\n<longcat_arg_value>Europe/Paris</longcat_arg_value>\n</longcat_tool_call>",
+		},
+		"lfm2": {
+			"<|tool_call_start|>[get_weather(location='Paris', unit='celsius'), get_time(zone='Europe/Paris')]<|tool_call_end|>",
+		},
+	}
+	want := map[string]string{"get_weather": `{"location": "Paris", "unit": "celsius"}`, "get_time": `{"zone": "Europe/Paris"}`}
+	for id, examples := range cases {
+		f := mustFamily(t, id)
+		c, err := f.Constrain(tools, ToolChoice{Mode: "auto"}, false)
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		g, err := grammar.Parse(c.Grammar)
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		for _, ex := range examples {
+			if !g.Match(ex) {
+				t.Errorf("%s: the grammar refuses FORMATS.md's %q", id, ex)
+			}
+			if cut := ex[:len(ex)-2]; g.Match(cut) {
+				t.Errorf("%s: the grammar accepts the cut %q", id, cut)
+			}
+			res := Run(f.New(Options{Tools: tools}), ex)
+			if len(res.ToolCalls) == 0 || res.Content != "" {
+				t.Errorf("%s: %q parses as %+v", id, ex, res)
+			}
+			for _, call := range res.ToolCalls {
+				var a, b any
+				_ = json.Unmarshal([]byte(call.Function.Arguments), &a)
+				_ = json.Unmarshal([]byte(want[call.Function.Name]), &b)
+				if !reflect.DeepEqual(a, b) {
+					t.Errorf("%s: %s(%s) from %q", id, call.Function.Name, call.Function.Arguments, ex)
+				}
+			}
 		}
 	}
 }
