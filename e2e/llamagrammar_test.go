@@ -87,7 +87,7 @@ func TestRequiredCallsOnLlamaServer(t *testing.T) {
 			ParallelToolCalls: openai.Bool(false),
 		})
 		if err != nil {
-			return false, err.Error()
+			return false, apiError(err).Error() // with the gateway's error body, which quotes the runtime
 		}
 		calls := resp.Choices[0].Message.ToolCalls
 		if len(calls) == 0 {
