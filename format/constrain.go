@@ -1,6 +1,7 @@
 package format
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -184,7 +185,7 @@ var layout = grammar.Repeat(grammar.Class(false, grammar.Range{Lo: ' ', Hi: ' '}
 
 // argumentsSchema is a tool's parameters, or the empty object's schema.
 func argumentsSchema(t chat.Tool) json.RawMessage {
-	p := json.RawMessage(strings.TrimSpace(string(t.Function.Parameters)))
+	p := json.RawMessage(bytes.TrimSpace(t.Function.Parameters)) // no copy: grammar only reads it
 	if len(p) == 0 || string(p) == "null" {
 		return json.RawMessage(`{"type":"object","properties":{}}`)
 	}

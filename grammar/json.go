@@ -3,6 +3,7 @@ package grammar
 import (
 	"errors"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -54,7 +55,10 @@ type jreader struct {
 }
 
 func parseJSON(s string) (*jvalue, error) {
-	r := &jreader{s: s, chunk: 8}
+	// One slab for the whole document: every value but the first follows a
+	// ':', a ',' or a '[' (those inside strings make it an overestimate).
+	nodes := 1 + strings.Count(s, ":") + strings.Count(s, ",") + strings.Count(s, "[")
+	r := &jreader{s: s, chunk: min(nodes, 4096)}
 	r.ws()
 	v, err := r.value(0)
 	if err != nil {
