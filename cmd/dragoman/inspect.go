@@ -16,10 +16,19 @@ import (
 	"github.com/dragoman-dev/dragoman/template"
 )
 
-const inspectUsage = `usage: dragoman inspect (--template FILE | --model PATH) --tools FILE [--tool-choice auto|required|none|NAME]
+const inspectUsage = `usage: dragoman inspect (--model PATH | --template FILE)
+       dragoman inspect (--template FILE | --model PATH) --tools FILE [--tool-choice auto|required|none|NAME]
                         [--parallel-tool-calls=false] --runtime RUNTIME
 
-Prints, as one JSON object, what "dragoman serve" would send a runtime in its
+The first form prints, as one JSON object, everything Dragoman knows of a
+model's prompt and calls: where its chat template came from and every copy found
+(Hugging Face .jinja, tokenizer_config.json, GGUF metadata), with a diff when
+copies disagree; its tool-call format (or the markup derived from the template);
+its capabilities (tools, tool results, reasoning and whether the prompt forces it
+open, parallel calls); how each runtime's calls would be constrained; its special
+tokens.
+
+The second form prints, as one JSON object, what "dragoman serve" would send a runtime in its
 own mode for a request offering these tools: the model's tool-call format, how
 the calls are constrained there and why, and the raw-completion request itself
 (path and body). The prompt is the template's render of one user message with
@@ -69,6 +78,9 @@ func runInspect(args []string, e *env) int {
 	}
 	if fs.NArg() > 0 {
 		return fail(2, "unexpected argument %q (see dragoman inspect -h)", fs.Arg(0))
+	}
+	if *runtime == "" && *toolsPath == "" {
+		return inspectModelCommand(*tmplPath, *modelPath, e, fail)
 	}
 	kind, ok := runtimeKind(*runtime)
 	if !ok {
@@ -182,4 +194,29 @@ func inspectPrompt(src *template.Source, tools []chat.Tool, e *env) (string, err
 	}
 	out, _, err := template.RenderSource(src, req, "", nil, &jinja.Options{Now: now})
 	return out, err
+}
+
+// inspectModelCommand prints the model report (the first form).
+func inspectModelCommand(tmplPath, modelPath string, e *env, fail func(int, string, ...any) int) int {
+	if (tmplPath == "") == (modelPath == "") {
+		return fail(2, "give --model PATH or --template FILE")
+	}
+	var src *template.Source
+	var err error
+	if tmplPath != "" {
+		src, err = template.FromFile(tmplPath)
+	} else {
+		src, err = template.Find(modelPath)
+	}
+	if err != nil {
+		return fail(1, "%v", err)
+	}
+	rep, err := inspectModel(src, e)
+	if err != nil {
+		return fail(1, "%v", err)
+	}
+	if err := printJSON(e, rep); err != nil {
+		return fail(1, "%v", err)
+	}
+	return 0
 }

@@ -76,3 +76,93 @@ func TestInspect(t *testing.T) {
 		t.Errorf("an unknown runtime: status %d", r.status)
 	}
 }
+
+type modelInspected struct {
+	Kind      string   `json:"kind"`
+	Template  string   `json:"template"`
+	Conflicts []string `json:"conflicts"`
+	Copies    []struct {
+		Location string `json:"location"`
+		Used     bool   `json:"used"`
+	} `json:"copies"`
+	Format  string `json:"format"`
+	Derived string `json:"derived"`
+	Caps    struct {
+		Tools         bool `json:"tools"`
+		ToolRole      bool `json:"tool_role"`
+		Reasoning     bool `json:"reasoning"`
+		ForcedOpen    bool `json:"reasoning_forced_open"`
+		ParallelCalls bool `json:"parallel_calls"`
+	} `json:"capabilities"`
+	Constraint    map[string]struct{ Auto, Required string } `json:"constraint"`
+	SpecialTokens map[string]any                             `json:"special_tokens"`
+}
+
+func inspectModelJSON(t *testing.T, args ...string) modelInspected {
+	t.Helper()
+	r := dragoman(t, "", nil, append([]string{"inspect"}, args...)...)
+	if r.status != 0 {
+		t.Fatalf("%v: status %d, stderr %q", args, r.status, r.stderr)
+	}
+	var v modelInspected
+	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
+		t.Fatalf("stdout is not JSON: %q", r.stdout)
+	}
+	return v
+}
+
+// inspect --model on a GGUF: the template from its metadata, the family,
+// the capabilities, the constraint per runtime, the special tokens.
+func TestInspectModelGGUF(t *testing.T) {
+	gguf := filepath.Join(fixtures.Require(t), "models", "tiny-qwen3-toolcall.gguf")
+	v := inspectModelJSON(t, "--model", gguf)
+	if v.Kind != "gguf" || !strings.Contains(v.Template, "tokenizer.chat_template") || v.Format != "hermes" || len(v.Conflicts) != 0 {
+		t.Errorf("%+v", v)
+	}
+	if !v.Caps.Tools || !v.Caps.ToolRole || !v.Caps.Reasoning || v.Caps.ForcedOpen || !v.Caps.ParallelCalls {
+		t.Errorf("capabilities %+v", v.Caps)
+	}
+	if v.SpecialTokens["eos_token"] != "<|im_end|>" {
+		t.Errorf("special tokens %v", v.SpecialTokens)
+	}
+	if c := v.Constraint["llama-server"]; !strings.Contains(c.Auto, "once the model opens a call") || !strings.Contains(c.Required, "from its first byte") {
+		t.Errorf("llama-server constraint %+v", c)
+	}
+	if c := v.Constraint["lmstudio"]; !strings.HasPrefix(c.Required, "refused") {
+		t.Errorf("lmstudio constraint %+v", c)
+	}
+}
+
+// inspect --model on a Hugging Face folder whose chat_template.jinja and
+// tokenizer_config.json disagree: both copies listed, the conflict reported
+// with a diff, the .jinja used (as transformers does).
+func TestInspectModelConflict(t *testing.T) {
+	dir := t.TempDir()
+	jinjaTpl := `{% for m in messages %}<|im_start|>{{ m.role }}
+{{ m.content }}<|im_end|>
+{% endfor %}{% if tools %}<tools>{{ tools | tojson }}</tools>{% endif %}{% if add_generation_prompt %}<|im_start|>assistant
+{% endif %}`
+	write(t, dir, "chat_template.jinja", jinjaTpl)
+	cfg, _ := json.Marshal(map[string]any{"chat_template": strings.Replace(jinjaTpl, "<tools>", "<tool_list>", 1),
+		"eos_token": "<|im_end|>", "bos_token": nil})
+	write(t, dir, "tokenizer_config.json", string(cfg))
+	v := inspectModelJSON(t, "--model", dir)
+	if v.Kind != "hf" || len(v.Copies) != 2 || len(v.Conflicts) != 1 || !strings.HasSuffix(v.Template, "chat_template.jinja") {
+		t.Fatalf("%+v", v)
+	}
+	if c := v.Conflicts[0]; !strings.Contains(c, "<tools>") || !strings.Contains(c, "<tool_list>") {
+		t.Errorf("the conflict has no diff: %q", c)
+	}
+	used := 0
+	for _, c := range v.Copies {
+		if c.Used {
+			used++
+		}
+	}
+	if used != 1 {
+		t.Errorf("copies %+v", v.Copies)
+	}
+	if !v.Caps.Tools || v.Format == "hermes" {
+		t.Errorf("format %q, capabilities %+v", v.Format, v.Caps)
+	}
+}
