@@ -146,6 +146,28 @@ type Chunk struct {
 	FinishReason chat.FinishReason
 	// Usage is set on the last chunk when the runtime reports it.
 	Usage *chat.Usage
+	// StopSequence, on the last chunk, is the stop string (of the request's
+	// Stop) that ended the answer, which runtimes leave out of the text.
+	// StopReported says the runtime told what ended the answer, so that an
+	// empty StopSequence then means no stop string did (the end-of-turn
+	// token, the length). Runtimes that say only "stop" either way leave it
+	// false: Ollama (done_reason), LM Studio, mlx_lm.server, and the chat API
+	// of llama-server (its /completion says, in stop_type and stopping_word).
+	StopSequence string
+	StopReported bool
+	// Timings is set on the last chunk when the runtime reports how long
+	// the prompt and the answer took (the embedded engine, Ollama).
+	Timings *Timings
+}
+
+// Timings are a runtime's own account of one generation.
+type Timings struct {
+	// PromptTokens were evaluated in PromptMS milliseconds.
+	PromptTokens int
+	PromptMS     float64
+	// GeneratedTokens were generated in GenerateMS milliseconds.
+	GeneratedTokens int
+	GenerateMS      float64
 }
 
 // Stream yields an answer's chunks. Next returns io.EOF after the last chunk;

@@ -366,6 +366,9 @@ type ollamaChunk struct {
 	PromptEvalCount int    `json:"prompt_eval_count"`
 	EvalCount       int    `json:"eval_count"`
 	Error           string `json:"error"`
+	// The last line's durations, in nanoseconds.
+	PromptEvalDuration int64 `json:"prompt_eval_duration"`
+	EvalDuration       int64 `json:"eval_duration"`
 }
 
 // ollamaStream reads Ollama's NDJSON. Ollama can stop without a done:true
@@ -431,6 +434,10 @@ func (s *ollamaStream) chunk(c ollamaChunk) Chunk {
 			out.FinishReason = chat.FinishToolCalls
 		}
 		out.Usage = &chat.Usage{PromptTokens: c.PromptEvalCount, CompletionTokens: c.EvalCount}
+		if c.PromptEvalDuration > 0 || c.EvalDuration > 0 {
+			out.Timings = &Timings{PromptTokens: c.PromptEvalCount, PromptMS: float64(c.PromptEvalDuration) / 1e6,
+				GeneratedTokens: c.EvalCount, GenerateMS: float64(c.EvalDuration) / 1e6}
+		}
 	}
 	return out
 }

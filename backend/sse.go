@@ -42,6 +42,11 @@ type sseStream struct {
 	usage     *chat.Usage
 	ended     bool
 	cutErr    error // returned after the calls of a cut stream were handed out
+
+	// stopSeq and stopReported are what ended the answer, where the
+	// runtime says (Chunk.StopSequence, Chunk.StopReported).
+	stopSeq      string
+	stopReported bool
 }
 
 func (s *sseStream) Close() error { return s.lines.close(s.ended && s.cutErr == nil) }
@@ -111,7 +116,8 @@ func (s *sseStream) end(clean bool) (Chunk, error) {
 		}
 		return Chunk{}, s.cutErr
 	}
-	out := Chunk{Calls: s.calls.whole(), FinishReason: toFinish(s.finish), Usage: s.usage}
+	out := Chunk{Calls: s.calls.whole(), FinishReason: toFinish(s.finish), Usage: s.usage,
+		StopSequence: s.stopSeq, StopReported: s.stopReported}
 	if len(out.Calls) > 0 {
 		out.FinishReason = chat.FinishToolCalls
 	}
@@ -126,6 +132,10 @@ type sseChunk struct {
 		Message      *sseDelta `json:"message"`
 		Text         string    `json:"text"`
 		FinishReason *string   `json:"finish_reason"`
+		// What ended the answer, beside the finish reason: vLLM's
+		// stop_reason, SGLang's matched_stop (read by stopReason).
+		StopReason  json.RawMessage `json:"stop_reason"`
+		MatchedStop json.RawMessage `json:"matched_stop"`
 	} `json:"choices"`
 	Usage *chat.Usage     `json:"usage"`
 	Error json.RawMessage `json:"error"`
@@ -134,6 +144,7 @@ type sseChunk struct {
 	Content         string `json:"content"`
 	Stop            bool   `json:"stop"`
 	StopType        string `json:"stop_type"`
+	StoppingWord    string `json:"stopping_word"`
 	TokensPredicted int    `json:"tokens_predicted"`
 	TokensEvaluated int    `json:"tokens_evaluated"`
 }
@@ -191,19 +202,45 @@ func (s *sseStream) parse(payload []byte) (Chunk, error) {
 		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {
 			s.finish, s.sawFinish = *ch.FinishReason, true
+			s.stopSeq, s.stopReported = stopReason(ch.StopReason, ch.MatchedStop)
 		}
 	}
 	return out, nil
 }
 
 // parseLlama reads llama-server's native chunk; stop_type "limit" means the
-// token budget ran out.
+// token budget ran out, "word" that stopping_word (a stop string) ended the
+// answer, "eos" the end-of-generation token.
 func (s *sseStream) parseLlama(c sseChunk) Chunk {
 	if c.Stop {
 		s.finish, s.sawFinish = c.StopType, true
 		s.usage = &chat.Usage{PromptTokens: c.TokensEvaluated, CompletionTokens: c.TokensPredicted}
+		switch c.StopType {
+		case "word":
+			s.stopSeq, s.stopReported = c.StoppingWord, true
+		case "eos", "limit":
+			s.stopReported = true
+		}
 	}
 	return Chunk{Text: c.Content}
+}
+
+// stopReason reads what ended an answer from vLLM's stop_reason or SGLang's
+// matched_stop: a string is the stop string; a token id (an end-of-turn
+// token) or null (no stop: the end-of-sequence token, the length) is no stop
+// string. A field the runtime does not send is no report.
+func stopReason(fields ...json.RawMessage) (seq string, reported bool) {
+	for _, raw := range fields {
+		raw = bytes.TrimSpace(raw)
+		if len(raw) == 0 {
+			continue
+		}
+		reported = true
+		if json.Unmarshal(raw, &seq) == nil && seq != "" {
+			return seq, true
+		}
+	}
+	return "", reported
 }
 
 // errorCode is the HTTP status an in-stream error object names, or 500: the

@@ -100,6 +100,11 @@ type Message struct {
 	ToolCalls  []ToolCall
 	ToolCallID string // of a tool result: the call it answers
 	Name       string // of a tool result: the tool's name, where known
+	// IsError marks a tool result that reports the tool's failure
+	// (Anthropic's is_error). Chat templates and the runtimes' chat APIs
+	// have no field for it, so Content says it too: the client's text after
+	// "Error: " (see docs/GATEWAY.md).
+	IsError bool
 }
 
 // Part is one element of a message's content list.

@@ -111,6 +111,13 @@ func TestEmbeddedOpenAI(t *testing.T) {
 	if !strings.Contains(fmt.Sprint(trace["template_origin"]), "tokenizer.chat_template") {
 		t.Errorf("trace template origin %v", trace["template_origin"])
 	}
+	// The engine's own timings reach the trace.
+	timings, _ := trace["timings"].(map[string]any)
+	for _, k := range []string{"upstream_prompt_ms", "upstream_prompt_tokens_per_s", "upstream_generate_ms", "upstream_generate_tokens_per_s"} {
+		if v, ok := timings[k].(float64); !ok || v <= 0 {
+			t.Errorf("trace timings: %s is %v (%v)", k, timings[k], timings)
+		}
+	}
 }
 
 // A conversation longer than the context is refused with a 400 that says so.

@@ -72,6 +72,7 @@ type anthropicInBlock struct {
 	Input     json.RawMessage `json:"input"`
 	ToolUseID string          `json:"tool_use_id"`
 	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
 }
 
 // decodeAnthropic reads and checks a Messages request. The notes are
@@ -307,7 +308,24 @@ func (d *anthropicDecoder) toolResult(where string, b anthropicInBlock) (chat.Me
 			d.note(fmt.Sprintf("a tool result's %s block was left out: tool messages carry text only", ib.Type))
 		}
 	}
-	return chat.Message{Role: chat.RoleTool, ToolCallID: b.ToolUseID, Name: d.names[b.ToolUseID], Content: joinText(texts)}, nil
+	m := chat.Message{Role: chat.RoleTool, ToolCallID: b.ToolUseID, Name: d.names[b.ToolUseID], Content: joinText(texts)}
+	if b.IsError {
+		m.IsError, m.Content = true, errorResult(m.Content)
+	}
+	return m, nil
+}
+
+// errorResult is the text of a tool result with is_error: true as the model
+// reads it. Templates have no place for the flag, so the text says it: the
+// tool's words after "Error: ", unless they already begin with "error".
+func errorResult(text string) string {
+	switch {
+	case strings.TrimSpace(text) == "":
+		return "Error"
+	case len(text) >= 5 && strings.EqualFold(text[:5], "error"):
+		return text
+	}
+	return "Error: " + text
 }
 
 func (d *anthropicDecoder) assistant(where string, bs []anthropicInBlock) ([]chat.Message, error) {
@@ -455,8 +473,12 @@ func anthropicErrorBody(typ, msg string) anthropicError {
 	return anthropicError{Type: "error", Error: anthropicErrorDetail{Type: typ, Message: msg}}
 }
 
-// stopReason is the Messages API's stop_reason for a finish reason.
-func stopReason(r chat.FinishReason) string {
+// stopReason is the Messages API's stop_reason for a finish reason and the
+// stop sequence that ended the answer, if one did.
+func stopReason(r chat.FinishReason, stopSeq string) string {
+	if r == chat.FinishStop && stopSeq != "" {
+		return "stop_sequence"
+	}
 	switch r {
 	case chat.FinishLength:
 		return "max_tokens"
@@ -531,6 +553,7 @@ type anthropicCollector struct {
 	id, model string
 	blocks    []*collectedBlock
 	finished  chat.FinishReason
+	stopSeq   string // the stop sequence that ended the answer, if one did
 	usage     chat.Usage
 	failure   error
 }
@@ -560,8 +583,9 @@ func (c *anthropicCollector) finish(r chat.FinishReason, u chat.Usage, _ []trace
 	c.finished, c.usage = r, u
 	return nil
 }
-func (c *anthropicCollector) fail(err error) error { c.failure = err; return nil }
-func (c *anthropicCollector) begun() bool          { return false }
+func (c *anthropicCollector) stopSequence(seq string) { c.stopSeq = seq }
+func (c *anthropicCollector) fail(err error) error    { c.failure = err; return nil }
+func (c *anthropicCollector) begun() bool             { return false }
 
 // contentBlocks renders the collected blocks; an answer with none has an
 // empty content list, as the Messages API sends it.
@@ -601,8 +625,11 @@ func (c *anthropicCollector) complete(w http.ResponseWriter, rec *trace.Record) 
 		}{anthropicErrorBody("api_error", c.failure.Error()), msg, dragomanExtra{RequestID: c.id, Diagnostics: rec.Diagnostics}})
 		return http.StatusBadGateway
 	}
-	reason := stopReason(c.finished)
+	reason := stopReason(c.finished, c.stopSeq)
 	msg.StopReason = &reason
+	if reason == "stop_sequence" {
+		msg.StopSequence = &c.stopSeq
+	}
 	if len(rec.Diagnostics) > 0 {
 		msg.Dragoman = &dragomanExtra{RequestID: c.id, Diagnostics: rec.Diagnostics}
 	}
@@ -620,10 +647,12 @@ type anthropicStream struct {
 	id, model string
 	open      string // kind of the open block; "" when none is open
 	next      int    // index of the next block
+	stopSeq   string // the stop sequence that ended the answer, if one did
 	diags     []trace.Diagnostic
 }
 
 func (s *anthropicStream) begun() bool                                     { return s.started }
+func (s *anthropicStream) stopSequence(seq string)                         { s.stopSeq = seq }
 func (s *anthropicStream) complete(http.ResponseWriter, *trace.Record) int { return http.StatusOK }
 
 func newAnthropicStream(w http.ResponseWriter) *anthropicStream {
@@ -759,7 +788,10 @@ func (s *anthropicStream) finish(r chat.FinishReason, u chat.Usage, d []trace.Di
 		return err
 	}
 	m := anthropicMessageDelta{Type: "message_delta", Usage: anthropicUsage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}}
-	m.Delta.StopReason = stopReason(r)
+	m.Delta.StopReason = stopReason(r, s.stopSeq)
+	if m.Delta.StopReason == "stop_sequence" {
+		m.Delta.StopSequence = &s.stopSeq
+	}
 	if all := append(append([]trace.Diagnostic(nil), d...), s.diags...); len(all) > 0 {
 		m.Dragoman = &dragomanExtra{RequestID: s.id, Diagnostics: all}
 	}

@@ -25,7 +25,9 @@ type Config struct {
 	Aliases map[string]string `json:"aliases,omitempty"`
 	// TraceSize is how many recent requests keep their trace; default 256.
 	TraceSize int `json:"trace_size,omitempty"`
-	// ModelsTTL is how long a model list is trusted; default 10s.
+	// ModelsTTL is how long the runtimes found and their model lists are
+	// trusted; default 10s. Older ones are still served while they are
+	// refreshed in the background.
 	ModelsTTL Duration `json:"models_ttl,omitempty"`
 	// Now pins the clock templates see (strftime_now), as an ISO-8601 time;
 	// empty means the real clock. For reproducible prompts in tests.

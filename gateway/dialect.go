@@ -3,10 +3,13 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"time"
 
+	"github.com/dragoman-dev/dragoman/backend"
 	"github.com/dragoman-dev/dragoman/chat"
 	"github.com/dragoman-dev/dragoman/trace"
 )
@@ -39,6 +42,38 @@ type response interface {
 	complete(w http.ResponseWriter, rec *trace.Record) int
 }
 
+// stopSequencer is an answer that says which stop sequence ended it
+// (Anthropic's stop_sequence). The pipeline tells it, when one did, before
+// finish.
+type stopSequencer interface {
+	stopSequence(seq string)
+}
+
+// stopSequence works out, for an answer that ended on "stop", whether one of
+// the request's stop sequences ended it, from what the runtime said in its
+// last chunk; records it in the trace; and tells the answer. Runtimes drop
+// the stop string from the text, and some do not say whether one was met
+// (Ollama reports "stop" either way): that is recorded as unknown and the
+// answer ends as an ordinary stop (end_turn), not guessed.
+func (x *exchange) stopSequence(last backend.Chunk) {
+	if len(x.req.Stop) == 0 {
+		return
+	}
+	switch {
+	case !last.StopReported:
+		x.rec.Decide(fmt.Sprintf("%s does not say whether a stop sequence ended the answer: unknown, reported as an ordinary stop", x.rt.up.be.Kind()))
+	case last.StopSequence == "":
+		x.rec.Decide("no stop sequence ended the answer (the runtime says so)")
+	case !slices.Contains(x.req.Stop, last.StopSequence):
+		x.rec.Decide(fmt.Sprintf("the runtime stopped at %q, which is not one of the request's stop sequences: reported as an ordinary stop", last.StopSequence))
+	default:
+		x.rec.Decide(fmt.Sprintf("stop sequence %q ended the answer", last.StopSequence))
+		if s, ok := x.out.(stopSequencer); ok {
+			s.stopSequence(last.StopSequence)
+		}
+	}
+}
+
 // serveChat is the handler of a dialect's chat endpoint: every request gets
 // an id, a trace and its metrics, whatever becomes of it.
 func (s *Server) serveChat(d *dialect) http.HandlerFunc {
@@ -57,6 +92,7 @@ func (s *Server) serveChat(d *dialect) http.HandlerFunc {
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request, d *dialect, rec *trace.Record) int {
+	w = &tokenHeader{ResponseWriter: w, rec: rec}
 	failed := func(err error) int {
 		rec.Error = err.Error()
 		return d.fail(w, err)

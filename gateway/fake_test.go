@@ -38,6 +38,10 @@ type fakeRuntime struct {
 
 	completes []backend.CompleteRequest
 	chats     []chat.Request
+	// listings counts model listings; modelsGate, when set, holds every
+	// listing after the first until it is closed (a slow runtime).
+	listings   int
+	modelsGate chan struct{}
 }
 
 func (f *fakeRuntime) Kind() backend.Kind { return f.kind }
@@ -45,6 +49,20 @@ func (f *fakeRuntime) BaseURL() string    { return f.url }
 func (f *fakeRuntime) CanComplete() bool  { return f.canComplete }
 
 func (f *fakeRuntime) Models(ctx context.Context) ([]backend.Model, error) {
+	f.mu.Lock()
+	f.listings++
+	gate := f.modelsGate
+	if f.listings == 1 {
+		gate = nil
+	}
+	f.mu.Unlock()
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 	var out []backend.Model
 	for id := range f.models {
 		out = append(out, backend.Model{ID: id})
@@ -170,6 +188,7 @@ func newFakeGateway(t *testing.T, cfg Config, runtimes ...*fakeRuntime) *httptes
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { s.Close() }) // after ts.Close (cleanups run last first)
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)
 	return ts

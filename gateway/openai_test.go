@@ -447,3 +447,34 @@ func TestRequestTooLarge(t *testing.T) {
 		t.Errorf("anthropic: status %d, %v", resp.StatusCode, v)
 	}
 }
+
+// The trace pages: the request's page shows the prompt, the raw completion
+// and the parsed call, escaped; the list links to it; an unknown id is a 404.
+func TestTracePage(t *testing.T) {
+	out := "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}\n</tool_call>"
+	ts := newFakeGateway(t, Config{}, qwenRuntime(backend.Chunk{Text: out}, backend.Chunk{FinishReason: chat.FinishStop}))
+	v := decodeBody(t, post(t, ts.URL+"/v1/chat/completions", chatBody("")))
+	id, _ := v["id"].(string)
+	resp := get(t, ts.URL+"/dragoman/requests/"+id)
+	body, _ := io.ReadAll(resp.Body)
+	page := string(body)
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("status %d, %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	for _, want := range []string{`id="prompt"`, "&lt;|im_start|&gt;assistant", `id="completion"`, "&lt;tool_call&gt;",
+		`<td class="name">get_weather</td>`, `id="decisions"`, "hermes"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "<tool_call>") {
+		t.Error("model output reached the page unescaped")
+	}
+	list, _ := io.ReadAll(get(t, ts.URL+"/dragoman/").Body)
+	if !strings.Contains(string(list), `href="/dragoman/requests/`+id+`"`) {
+		t.Errorf("the list does not link the request:\n%s", list)
+	}
+	if resp := get(t, ts.URL+"/dragoman/requests/nope"); resp.StatusCode != 404 {
+		t.Errorf("unknown id: status %d", resp.StatusCode)
+	}
+}

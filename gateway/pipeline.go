@@ -75,6 +75,9 @@ type exchange struct {
 	pending         map[int]*chat.ToolCall
 	calls           int // calls delivered so far
 	begun           bool
+
+	// treq is the template request rendered (own mode), for the make-up.
+	treq *template.Request
 }
 
 // run answers req through out. An error returned before out.begin is the
@@ -171,6 +174,7 @@ func (x *exchange) startOwn(ctx context.Context) (backend.Stream, error) {
 		return nil, err
 	}
 	x.rec.Prompt = prompt
+	x.promptMakeup(prompt)
 	st := x.rt.state
 	reasoningOpen := false
 	if st.family != nil && (len(tools) > 0 || st.family.ThinkOpen != "") {
@@ -330,6 +334,7 @@ func (x *exchange) render(tools []chat.Tool) (string, error) {
 	if err != nil {
 		return "", &requestError{msg: err.Error()}
 	}
+	x.treq = &treq
 	prompt, err := template.Render(st.tpl, treq, &jinja.Options{Now: x.s.now})
 	if err != nil {
 		var je *jinja.Error
@@ -453,6 +458,7 @@ func (x *exchange) pump(ctx context.Context, cancel context.CancelFunc, stream b
 	}
 	var raw strings.Builder
 	var finish chat.FinishReason
+	var stopped backend.Chunk // the last chunk: what ended the answer
 	var usage chat.Usage
 	first := true
 	for {
@@ -478,9 +484,13 @@ func (x *exchange) pump(ctx context.Context, cancel context.CancelFunc, stream b
 		}
 		if chunk.FinishReason != "" {
 			finish = chunk.FinishReason
+			stopped = chunk
 		}
 		if chunk.Usage != nil {
 			usage = *chunk.Usage
+		}
+		if t := chunk.Timings; t != nil {
+			x.rec.Timings.SetUpstream(t.PromptTokens, t.PromptMS, t.GeneratedTokens, t.GenerateMS)
 		}
 	}
 	x.rec.Completion = raw.String()
@@ -501,6 +511,9 @@ func (x *exchange) pump(ctx context.Context, cancel context.CancelFunc, stream b
 		usage.PromptTokens = x.rec.PromptTokens // the runtime did not say; our count is exact
 	}
 	x.rec.FinishReason = string(finish)
+	if finish == chat.FinishStop {
+		x.stopSequence(stopped)
+	}
 	return x.out.finish(finish, usage, x.rec.Diagnostics)
 }
 

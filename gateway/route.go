@@ -31,6 +31,7 @@ type upstream struct {
 	models    []backend.Model
 	listedAt  time.Time
 	listErr   error
+	listing   bool // a background listing is running
 	prepared  map[string]*modelState
 }
 
@@ -72,17 +73,28 @@ func (e *errModelNotFound) Error() string {
 	return fmt.Sprintf("model %q not found; available: %v", e.model, e.available)
 }
 
-// listModels returns the upstream's models, asking the runtime at most once
-// per ttl. A failed listing is remembered for the same time and is not an
-// error for the caller: the upstream then simply offers no models.
-func (u *upstream) listModels(ctx context.Context, ttl time.Duration) []backend.Model {
+// models returns u's models. The first listing is waited for; after that
+// the last list is served, and once it is older than ModelsTTL one listing
+// runs in the background, so that no request waits for the runtime. A failed
+// listing is not an error for the caller: the upstream then simply offers
+// no models until the next one.
+func (s *Server) models(ctx context.Context, u *upstream) []backend.Model {
 	u.mu.Lock()
-	if !u.listedAt.IsZero() && time.Since(u.listedAt) < ttl {
-		m := u.models
+	if u.listedAt.IsZero() {
 		u.mu.Unlock()
-		return m
+		return u.listModels(ctx)
+	}
+	m := u.models
+	if !u.listing && time.Since(u.listedAt) >= time.Duration(s.cfg.ModelsTTL) {
+		u.listing = s.background(func(ctx context.Context) { u.listModels(ctx) })
 	}
 	u.mu.Unlock()
+	return m
+}
+
+// listModels asks the runtime for its models and keeps the answer; a listing
+// cut short by its context (the client left, the server closed) is not kept.
+func (u *upstream) listModels(ctx context.Context) []backend.Model {
 	timeout := 2 * time.Second
 	if backend.IsLocal(u.be.BaseURL()) {
 		timeout = 10 * time.Second // a local runtime may be loading a model
@@ -92,7 +104,10 @@ func (u *upstream) listModels(ctx context.Context, ttl time.Duration) []backend.
 	models, err := u.be.Models(lctx)
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	u.models, u.listErr, u.listedAt = models, err, time.Now()
+	u.listing = false
+	if ctx.Err() == nil {
+		u.models, u.listErr, u.listedAt = models, err, time.Now()
+	}
 	return models
 }
 
@@ -122,7 +137,7 @@ func (s *Server) resolve(ctx context.Context, model string) ([]*route, error) {
 	var available []string
 	var found []*route
 	for _, u := range s.upstreams(ctx) {
-		for _, m := range u.listModels(ctx, time.Duration(s.cfg.ModelsTTL)) {
+		for _, m := range s.models(ctx, u) {
 			if sameModel(u.be.Kind(), name, m.ID) {
 				found = append(found, &route{up: u, model: m.ID})
 				break
@@ -190,9 +205,14 @@ func (s *Server) findTemplate(ctx context.Context, u *upstream, model string, st
 	}
 	st.bos, st.eos, st.contextLength = info.BOSToken, info.EOSToken, info.ContextLength
 	var src *template.Source
+	configured := u.cfg.Templates[model]
+	if configured == "" {
+		// Ollama names a model "name:latest" where the user wrote "name".
+		configured = u.cfg.Templates[strings.TrimSuffix(model, ":latest")]
+	}
 	switch {
-	case u.cfg.Templates[model] != "":
-		path := u.cfg.Templates[model]
+	case configured != "":
+		path := configured
 		if src, err = template.Find(path); err != nil {
 			st.why = append(st.why, fmt.Sprintf("configured template %s: %v", path, err))
 			return

@@ -29,7 +29,8 @@ type Hooks struct {
 	// when Kind is empty). It runs once per upstream, at its first use.
 	Connect func(ctx context.Context, u Upstream) (backend.Backend, error)
 	// Discover probes the default local ports. It runs at the first request
-	// and again once ModelsTTL has passed.
+	// (which waits for it) and again, in the background, once ModelsTTL has
+	// passed; ctx is cancelled when the server closes.
 	Discover func(ctx context.Context) []backend.Backend
 	// Backends are runtimes already running in this process (the embedded
 	// llama.cpp engine of `dragoman serve --model`). They are served as
@@ -53,6 +54,15 @@ type Server struct {
 	connected    bool
 	discovered   []*upstream
 	discoveredAt time.Time
+	discovering  bool // a background discovery is running
+
+	// Background refreshes (discovery, model lists) run in goroutines that
+	// end with the server: Close cancels life and waits for them.
+	life     context.Context
+	stop     context.CancelFunc
+	bgMu     sync.Mutex
+	bgClosed bool
+	bg       sync.WaitGroup
 }
 
 // New makes a gateway from cfg. It does not touch the network: upstreams are
@@ -60,6 +70,7 @@ type Server struct {
 func New(cfg Config, hooks Hooks) (*Server, error) {
 	cfg = cfg.withDefaults()
 	s := &Server{cfg: cfg, hooks: hooks, traces: trace.NewStore(cfg.TraceSize)}
+	s.life, s.stop = context.WithCancel(context.Background())
 	now, err := template.NowFunc(cfg.Now)
 	if err != nil {
 		return nil, fmt.Errorf("now: %w", err)
@@ -88,12 +99,43 @@ func New(cfg Config, hooks Hooks) (*Server, error) {
 // Config returns the configuration in effect (defaults filled in).
 func (s *Server) Config() Config { return s.cfg }
 
+// Close stops the server's background work (refreshing the runtimes found
+// and their model lists) and waits for it to end. Requests still answered
+// keep working with what is known; nothing is refreshed any more.
+func (s *Server) Close() error {
+	s.bgMu.Lock()
+	s.bgClosed = true
+	s.bgMu.Unlock()
+	s.stop()
+	s.bg.Wait()
+	return nil
+}
+
+// background runs f in a goroutine that ends with the server: its context is
+// cancelled by Close, which waits for it. Once the server is closed it runs
+// nothing and reports false.
+func (s *Server) background(f func(ctx context.Context)) bool {
+	s.bgMu.Lock()
+	defer s.bgMu.Unlock()
+	if s.bgClosed {
+		return false
+	}
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		f(s.life)
+	}()
+	return true
+}
+
 func (s *Server) routes() {
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("POST /v1/chat/completions", s.serveChat(openAIChat))
 	s.mux.HandleFunc("POST /v1/messages", s.serveChat(anthropicMessages))
 	s.mux.HandleFunc("GET /v1/models", s.handleModels)
 	s.mux.HandleFunc("GET /v1/dragoman/requests/{id}", s.handleTrace)
+	s.mux.HandleFunc("GET /dragoman/requests/{id}", s.handleTracePage)
+	s.mux.HandleFunc("GET /dragoman/{$}", s.handleTraceList)
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintln(w, `{"status":"ok"}`)
@@ -123,7 +165,10 @@ func (s *Server) authorized(r *http.Request) bool {
 }
 
 // upstreams returns the configured upstreams, then the discovered ones that
-// are not configured already.
+// are not configured already. The first call discovers the runtimes and
+// waits for it (there is nothing to serve before); later calls serve the
+// last ones found and, once ModelsTTL has passed, start one rediscovery in
+// the background, so that no request waits for the probes.
 func (s *Server) upstreams(ctx context.Context) []*upstream {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -141,26 +186,50 @@ func (s *Server) upstreams(ctx context.Context) []*upstream {
 			s.configured = append(s.configured, newUpstream(c, be))
 		}
 	}
-	if !s.cfg.NoDiscover && (s.discoveredAt.IsZero() || time.Since(s.discoveredAt) > time.Duration(s.cfg.ModelsTTL)) {
-		s.discoveredAt = time.Now()
-		known := map[string]*upstream{}
-		for _, u := range s.discovered {
-			known[u.be.BaseURL()] = u
+	switch {
+	case s.cfg.NoDiscover:
+	case s.discoveredAt.IsZero():
+		if found := s.hooks.Discover(ctx); ctx.Err() == nil { // else the next request tries again
+			s.setDiscovered(found)
 		}
-		s.discovered = s.discovered[:0]
-		for _, be := range s.hooks.Discover(ctx) {
-			if s.isConfigured(be.BaseURL()) {
-				continue
-			}
-			if u, ok := known[be.BaseURL()]; ok && u.be.Kind() == be.Kind() {
-				s.discovered = append(s.discovered, u) // keep what it has learnt
-				continue
-			}
-			s.discovered = append(s.discovered, newUpstream(Upstream{URL: be.BaseURL(), Kind: string(be.Kind())}, be))
-		}
+	case !s.discovering && time.Since(s.discoveredAt) > time.Duration(s.cfg.ModelsTTL):
+		s.discovering = s.background(s.rediscover)
 	}
 	all := make([]*upstream, 0, len(s.configured)+len(s.discovered))
 	return append(append(all, s.configured...), s.discovered...)
+}
+
+// rediscover probes the default ports again, in the background.
+func (s *Server) rediscover(ctx context.Context) {
+	found := s.hooks.Discover(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.discovering = false
+	if ctx.Err() == nil { // not cut short by Close
+		s.setDiscovered(found)
+	}
+}
+
+// setDiscovered replaces the discovered upstreams with the runtimes found,
+// keeping the state of those found before. The caller holds s.mu.
+func (s *Server) setDiscovered(found []backend.Backend) {
+	s.discoveredAt = time.Now()
+	known := map[string]*upstream{}
+	for _, u := range s.discovered {
+		known[u.be.BaseURL()] = u
+	}
+	discovered := make([]*upstream, 0, len(found))
+	for _, be := range found {
+		if s.isConfigured(be.BaseURL()) {
+			continue
+		}
+		if u, ok := known[be.BaseURL()]; ok && u.be.Kind() == be.Kind() {
+			discovered = append(discovered, u) // keep what it has learnt
+			continue
+		}
+		discovered = append(discovered, newUpstream(Upstream{URL: be.BaseURL(), Kind: string(be.Kind())}, be))
+	}
+	s.discovered = discovered
 }
 
 func (s *Server) isConfigured(url string) bool {
@@ -227,7 +296,7 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 	}{Object: "list", Data: []model{}}
 	seen := map[string]bool{}
 	for _, u := range s.upstreams(r.Context()) {
-		for _, m := range u.listModels(r.Context(), time.Duration(s.cfg.ModelsTTL)) {
+		for _, m := range s.models(r.Context(), u) {
 			if !seen[m.ID] {
 				seen[m.ID] = true
 				out.Data = append(out.Data, model{ID: m.ID, Object: "model", OwnedBy: string(u.be.Kind())})

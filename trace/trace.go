@@ -4,9 +4,11 @@
 package trace
 
 import (
+	"math"
 	"strings"
 
 	"github.com/dragoman-dev/dragoman/chat"
+	"github.com/dragoman-dev/dragoman/makeup"
 	"sync"
 	"time"
 )
@@ -43,6 +45,10 @@ type Record struct {
 	Calls []chat.ToolCall `json:"calls,omitempty"`
 	// Diagnostics are the parser's and the pipeline's findings.
 	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
+	// Makeup is the prompt's make-up in tokens (own mode, where the model's
+	// tokenizer is known): per system prompt, tool, message and the
+	// template's scaffolding. Set once, never changed after.
+	Makeup *makeup.Makeup `json:"makeup,omitempty"`
 
 	FinishReason string  `json:"finish_reason,omitempty"`
 	Error        string  `json:"error,omitempty"`
@@ -61,6 +67,29 @@ type Timings struct {
 	RenderMS     float64 `json:"render_ms"`
 	FirstChunkMS float64 `json:"first_chunk_ms"`
 	TotalMS      float64 `json:"total_ms"`
+	// The runtime's own account, where it gives one (the embedded engine,
+	// Ollama): how long it took to evaluate the prompt and to generate the
+	// answer, in milliseconds and in tokens per second.
+	UpstreamPromptMS           float64 `json:"upstream_prompt_ms,omitempty"`
+	UpstreamPromptTokensPerS   float64 `json:"upstream_prompt_tokens_per_s,omitempty"`
+	UpstreamGenerateMS         float64 `json:"upstream_generate_ms,omitempty"`
+	UpstreamGenerateTokensPerS float64 `json:"upstream_generate_tokens_per_s,omitempty"`
+}
+
+// SetUpstream records the runtime's timings: promptTokens evaluated in
+// promptMS, generated tokens in generateMS.
+func (t *Timings) SetUpstream(promptTokens int, promptMS float64, generated int, generateMS float64) {
+	t.UpstreamPromptMS, t.UpstreamGenerateMS = promptMS, generateMS
+	t.UpstreamPromptTokensPerS = perSecond(promptTokens, promptMS)
+	t.UpstreamGenerateTokensPerS = perSecond(generated, generateMS)
+}
+
+// perSecond is n per ms milliseconds, rounded to a tenth; 0 when unknown.
+func perSecond(n int, ms float64) float64 {
+	if n <= 0 || ms <= 0 {
+		return 0
+	}
+	return math.Round(float64(n)/ms*10000) / 10
 }
 
 // Store keeps the most recent records, up to a fixed number.
@@ -93,6 +122,24 @@ func (s *Store) Put(r *Record) {
 	s.ring[s.next] = r
 	s.index[r.ID] = r
 	s.next = (s.next + 1) % len(s.ring)
+}
+
+// Recent returns copies of up to n records, the most recent first.
+func (s *Store) Recent(n int) []Record {
+	if s == nil || len(s.ring) == 0 {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Record
+	for k := 1; k <= len(s.ring) && len(out) < n; k++ {
+		r := s.ring[(s.next-k+len(s.ring))%len(s.ring)]
+		if r == nil {
+			break
+		}
+		out = append(out, *r)
+	}
+	return out
 }
 
 // Get returns a copy of the record with id.

@@ -90,6 +90,23 @@ type batch struct {
 	logits  uintptr
 }
 
+// tokenData is struct llama_token_data (12 bytes): one candidate.
+type tokenData struct {
+	id    llamaToken
+	logit float32
+	p     float32
+}
+
+// tokenDataArray is struct llama_token_data_array (32 bytes): the
+// candidates a sampler works on, and the index it selected (-1 for none).
+type tokenDataArray struct {
+	data     *tokenData
+	size     uintptr
+	selected int64
+	sorted   bool
+	_        [7]byte
+}
+
 // The bound functions.
 var (
 	ggmlBackendLoadAllFromPath func(dir string)
@@ -125,5 +142,8 @@ var (
 	llamaSamplerInitGrammar func(v llamaVocab, grammar, root string) llamaSampler
 	llamaSamplerInitLazy    func(v llamaVocab, grammar, root string, patterns **byte, nPatterns uintptr, tokens *llamaToken, nTokens uintptr) llamaSampler
 	llamaSamplerSample      func(s llamaSampler, c llamaContext, idx int32) llamaToken
+	llamaSamplerApply       func(s llamaSampler, cur *tokenDataArray)
+	llamaSamplerAccept      func(s llamaSampler, t llamaToken)
+	llamaGetLogitsIth       func(c llamaContext, i int32) *float32
 	llamaSamplerFree        func(s llamaSampler)
 )

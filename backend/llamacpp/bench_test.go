@@ -16,7 +16,7 @@ import (
 func benchComplete(b *testing.B, req backend.CompleteRequest) {
 	e := tiny(b)
 	var ttft, gen time.Duration
-	tokens := 0
+	tokens, checked, refused := 0, 0, 0
 	for b.Loop() {
 		start := time.Now()
 		s, err := e.Complete(context.Background(), req)
@@ -40,11 +40,33 @@ func benchComplete(b *testing.B, req backend.CompleteRequest) {
 			}
 		}
 		s.Close()
+		checked, refused = checked+s.(*stream).checked, refused+s.(*stream).refused
 		ttft += first.Sub(start)
 		gen += time.Since(first)
 	}
 	b.ReportMetric(float64(ttft.Microseconds())/1000/float64(b.N), "ttft-ms")
 	b.ReportMetric(float64(tokens)/gen.Seconds(), "tokens/s")
+	if checked > 0 {
+		// The share of tokens the grammar refused at the check, which
+		// were drawn again from the candidates the grammar allows.
+		b.ReportMetric(100*float64(refused)/float64(checked), "refused-%")
+	}
+}
+
+// grammarWays runs bench twice: the grammar checked on the chain's token
+// (the engine's way) and applied to the whole vocabulary first (its first
+// way, for comparison).
+func grammarWays(b *testing.B, bench func(b *testing.B)) {
+	for _, w := range []struct {
+		name  string
+		first bool
+	}{{"check", false}, {"all-first", true}} {
+		b.Run(w.name, func(b *testing.B) {
+			grammarFirst = w.first
+			defer func() { grammarFirst = false }()
+			bench(b)
+		})
+	}
 }
 
 // The scripted call: 15 prompt tokens, 16 generated, greedy.
@@ -66,9 +88,20 @@ func BenchmarkLongPrompt(b *testing.B) {
 	benchComplete(b, backend.CompleteRequest{Model: "tiny-qwen3-random", Prompt: prompt, MaxTokens: 16, Seed: i64(1)})
 }
 
-// The grammar of TestGrammar: every token checked against the grammar over
-// the whole vocabulary.
+// The grammar of TestGrammar with the random model, whose draws the grammar
+// refuses nearly always: the worst case for checking the drawn token first.
 func BenchmarkGrammar(b *testing.B) {
 	gbnf := `root ::= "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"" [a-z]{1,8} "\"}}\n</tool_call>"`
-	benchComplete(b, backend.CompleteRequest{Model: "tiny-qwen3-random", Prompt: weatherPrompt, MaxTokens: 200, Seed: i64(1), Grammar: gbnf})
+	grammarWays(b, func(b *testing.B) {
+		benchComplete(b, backend.CompleteRequest{Model: "tiny-qwen3-random", Prompt: weatherPrompt, MaxTokens: 200, Seed: i64(1), Grammar: gbnf})
+	})
+}
+
+// A grammar the scripted model's call follows, as a trained model's output
+// mostly follows its call grammar: the best case.
+func BenchmarkGrammarFollowed(b *testing.B) {
+	gbnf := `root ::= "<tool_call>" [\n]+ "{\"name\":\"get_weather\",\"arguments\":{\"city\":\"" [A-Za-z]+ "\"}}\n</tool_call>"`
+	grammarWays(b, func(b *testing.B) {
+		benchComplete(b, backend.CompleteRequest{Model: "tiny-qwen3-toolcall", Prompt: weatherPrompt, MaxTokens: 64, Temperature: f64(0), Grammar: gbnf})
+	})
 }

@@ -220,13 +220,13 @@ func TestBadGrammar(t *testing.T) {
 func TestStop(t *testing.T) {
 	e := tiny(t)
 	for _, c := range []struct {
-		stop []string
-		want string
+		stop      []string
+		want, seq string // seq: the stop string the last chunk names
 	}{
-		{[]string{"get_weather"}, "<tool_call>\n\n\n{\"name\":\""},
-		{[]string{"\"Par", "nothing"}, "<tool_call>\n\n\n{\"name\":\"get_weather\",\"arguments\":{\"city\":"},
-		{[]string{"<tool"}, ""},
-		{[]string{"zzz"}, weatherCall},
+		{[]string{"get_weather"}, "<tool_call>\n\n\n{\"name\":\"", "get_weather"},
+		{[]string{"\"Par", "nothing"}, "<tool_call>\n\n\n{\"name\":\"get_weather\",\"arguments\":{\"city\":", "\"Par"},
+		{[]string{"<tool"}, "", "<tool"},
+		{[]string{"zzz"}, weatherCall, ""},
 	} {
 		s, err := e.Complete(context.Background(), backend.CompleteRequest{Model: "tiny-qwen3-toolcall", Prompt: weatherPrompt, MaxTokens: 64, Stop: c.stop})
 		if err != nil {
@@ -235,6 +235,9 @@ func TestStop(t *testing.T) {
 		text, last := collect(t, s)
 		if text != c.want || last.FinishReason != chat.FinishStop {
 			t.Errorf("stop %q: got %q (%s), want %q", c.stop, text, last.FinishReason, c.want)
+		}
+		if last.StopSequence != c.seq || !last.StopReported {
+			t.Errorf("stop %q: stop sequence %q (reported %v), want %q", c.stop, last.StopSequence, last.StopReported, c.seq)
 		}
 	}
 }

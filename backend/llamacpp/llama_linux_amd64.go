@@ -26,7 +26,8 @@ import (
 
 func init() {
 	// The layouts above, checked against llama.h v0.5.0.
-	if unsafe.Sizeof(modelParams{}) != 80 || unsafe.Sizeof(contextParams{}) != 160 || unsafe.Sizeof(batch{}) != 56 {
+	if unsafe.Sizeof(modelParams{}) != 80 || unsafe.Sizeof(contextParams{}) != 160 || unsafe.Sizeof(batch{}) != 56 ||
+		unsafe.Sizeof(tokenData{}) != 12 || unsafe.Sizeof(tokenDataArray{}) != 32 {
 		panic("llamacpp: struct layouts do not match llama.h")
 	}
 }
@@ -175,6 +176,9 @@ func bind(dir string) (err error) {
 	reg(&llamaSamplerInitLazy, llama, "llama_sampler_init_grammar_lazy_patterns")
 	reg(&llamaSamplerSample, llama, "llama_sampler_sample")
 	reg(&llamaSamplerFree, llama, "llama_sampler_free")
+	reg(&llamaSamplerApply, llama, "llama_sampler_apply")
+	reg(&llamaSamplerAccept, llama, "llama_sampler_accept")
+	reg(&llamaGetLogitsIth, llama, "llama_get_logits_ith")
 	fnModelLoadFromFile = sym(llama, "llama_model_load_from_file")
 	fnInitFromModel = sym(llama, "llama_init_from_model")
 	fnDecode = sym(llama, "llama_decode")

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/dragoman-dev/dragoman/backend"
 	"github.com/dragoman-dev/dragoman/grammar"
@@ -162,6 +163,7 @@ func (m *model) complete(ctx context.Context, req backend.CompleteRequest) (back
 	if s.smpl, err = m.sampler(req, gbnf); err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	llamaMemoryClear(llamaGetMemory(m.lctx), true)
 	for i := 0; i < len(tokens); i += m.nBatch {
 		if err := ctx.Err(); err != nil {
@@ -173,6 +175,7 @@ func (m *model) complete(ctx context.Context, req backend.CompleteRequest) (back
 		}
 	}
 	s.pos = len(tokens)
+	s.promptTime = time.Since(start)
 	ok = true
 	return s, nil
 }
@@ -204,24 +207,25 @@ const (
 	randomSeed         = 0xFFFFFFFF // LLAMA_DEFAULT_SEED: a random seed
 )
 
-// sampler builds the chain: grammar (over the whole vocabulary, so it can
-// never be left without a candidate), repetition penalty, then greedy for
-// temperature 0, else top-k, top-p, min-p, temperature and a seeded draw.
-func (m *model) sampler(req backend.CompleteRequest, gbnf string) (llamaSampler, error) {
-	chain := llamaSamplerChainInit(1) // no_perf
-	add := func(s llamaSampler) { llamaSamplerChainAdd(chain, s) }
+// sampler builds the request's sampling: llama.cpp's grammar sampler when
+// the output is constrained, and the chain: repetition penalty, then greedy
+// for temperature 0, else top-k, top-p, min-p, temperature and a seeded draw.
+// The grammar stays out of the chain: see sampling.
+func (m *model) sampler(req backend.CompleteRequest, gbnf string) (*sampling, error) {
+	s := &sampling{grammarFirst: grammarFirst}
 	if gbnf != "" {
 		g, err := m.grammarSampler(req, gbnf)
 		if err != nil {
-			llamaSamplerFree(chain)
-			return 0, err
+			return nil, err
 		}
-		add(g)
+		s.grammar = g
 	}
+	s.chain = llamaSamplerChainInit(1) // no_perf
+	add := func(x llamaSampler) { llamaSamplerChainAdd(s.chain, x) }
 	if p := req.RepeatPenalty; p != nil && *p != 1 {
 		if *p <= 0 {
-			llamaSamplerFree(chain)
-			return 0, badRequest("repeat penalty must be positive, got %g", *p)
+			s.free()
+			return nil, badRequest("repeat penalty must be positive, got %g", *p)
 		}
 		add(llamaSamplerInitPenalty(m.nVocab, penaltyLastN, float32(*p), 0, 0))
 	}
@@ -231,7 +235,7 @@ func (m *model) sampler(req backend.CompleteRequest, gbnf string) (llamaSampler,
 	}
 	if temp <= 0 {
 		add(llamaSamplerInitGreedy())
-		return chain, nil
+		return s, nil
 	}
 	topK, topP, minP := defaultTopK, defaultTopP, defaultMinP
 	if req.TopK != nil {
@@ -252,7 +256,7 @@ func (m *model) sampler(req backend.CompleteRequest, gbnf string) (llamaSampler,
 		seed = uint32(*req.Seed)
 	}
 	add(llamaSamplerInitDist(seed))
-	return chain, nil
+	return s, nil
 }
 
 // grammarSampler is llama.cpp's grammar sampler (root rule "root"), lazy when
@@ -260,7 +264,7 @@ func (m *model) sampler(req backend.CompleteRequest, gbnf string) (llamaSampler,
 // llama.cpp's own server makes them.
 func (m *model) grammarSampler(req backend.CompleteRequest, gbnf string) (llamaSampler, error) {
 	// Checked here first: llama.cpp prints its parse errors to stderr and
-	// returns only NULL.
+	// logs only that it failed.
 	g, err := grammar.Parse(gbnf)
 	if err == nil {
 		err = g.Check()
@@ -268,25 +272,41 @@ func (m *model) grammarSampler(req backend.CompleteRequest, gbnf string) (llamaS
 	if err != nil {
 		return 0, badRequest("the grammar is not valid GBNF: %v", err)
 	}
-	var s llamaSampler
 	if !req.GrammarLazy {
+		return m.initGrammar(gbnf, false, nil)
+	}
+	if len(req.GrammarTriggers) == 0 {
+		return 0, badRequest("a lazy grammar needs at least one trigger")
+	}
+	pats := make([]string, len(req.GrammarTriggers))
+	for i, t := range req.GrammarTriggers {
+		switch t.Type {
+		case "word":
+			pats[i] = regexp.QuoteMeta(t.Value)
+		case "pattern":
+			pats[i] = t.Value
+		default:
+			return 0, badRequest("grammar trigger type %q: want word or pattern", t.Type)
+		}
+	}
+	return m.initGrammar(gbnf, true, pats)
+}
+
+// initGrammar makes llama.cpp's grammar sampler for gbnf, lazy with the
+// trigger patterns when lazy. A grammar llama.cpp refuses (it returns NULL)
+// is a 400 error with what llama.cpp logged.
+func (m *model) initGrammar(gbnf string, lazy bool, patterns []string) (llamaSampler, error) {
+	takeProblems()
+	var s llamaSampler
+	if !lazy {
 		s = llamaSamplerInitGrammar(m.vocab, gbnf, "root")
 	} else {
-		if len(req.GrammarTriggers) == 0 {
+		if len(patterns) == 0 {
 			return 0, badRequest("a lazy grammar needs at least one trigger")
 		}
-		pats := make([][]byte, len(req.GrammarTriggers))
-		ptrs := make([]*byte, len(req.GrammarTriggers))
-		for i, t := range req.GrammarTriggers {
-			var p string
-			switch t.Type {
-			case "word":
-				p = regexp.QuoteMeta(t.Value)
-			case "pattern":
-				p = t.Value
-			default:
-				return 0, badRequest("grammar trigger type %q: want word or pattern", t.Type)
-			}
+		pats := make([][]byte, len(patterns))
+		ptrs := make([]*byte, len(patterns))
+		for i, p := range patterns {
 			pats[i] = cString(p)
 			ptrs[i] = &pats[i][0]
 		}
@@ -295,7 +315,11 @@ func (m *model) grammarSampler(req backend.CompleteRequest, gbnf string) (llamaS
 		runtime.KeepAlive(ptrs)
 	}
 	if s == 0 {
-		return 0, badRequest("llama.cpp refused the grammar: %s", orUnknown(takeProblems()))
+		why := takeProblems()
+		if why == "" {
+			why = "no reason logged"
+		}
+		return 0, badRequest("llama.cpp refused the grammar: %s (llama.cpp prints the details of a parse error to the process's stderr)", why)
 	}
 	return s, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/dragoman-dev/dragoman/backend"
@@ -18,11 +19,15 @@ import (
 type stream struct {
 	m    *model
 	ctx  context.Context
-	smpl llamaSampler
+	smpl *sampling
 
 	promptTokens int
 	maxTokens    int
 	stops        []string
+	checked      int           // tokens checked against the grammar (sampling.checked)
+	refused      int           // and refused by it (sampling.resampled)
+	promptTime   time.Duration // decoding the prompt
+	genTime      time.Duration // in step: decoding and sampling the answer
 
 	pos     int         // tokens in the KV cache
 	next    *llamaToken // sampled but not yet decoded
@@ -66,6 +71,8 @@ func (s *stream) Next() (backend.Chunk, error) {
 
 // step samples one token (decoding the previous one first), or sets finish.
 func (s *stream) step() error {
+	start := time.Now()
+	defer func() { s.genTime += time.Since(start) }()
 	m := s.m
 	if s.next != nil {
 		t := []llamaToken{*s.next}
@@ -79,7 +86,10 @@ func (s *stream) step() error {
 		s.finish = chat.FinishLength
 		return nil
 	}
-	t := llamaSamplerSample(s.smpl, m.lctx, -1)
+	t, err := s.smpl.sample(m)
+	if err != nil {
+		return fmt.Errorf("sampling after %d tokens: %w", s.tokens, err)
+	}
 	if llamaVocabIsEOG(m.vocab, t) {
 		s.finish = chat.FinishStop
 		return nil
@@ -139,7 +149,7 @@ func completeUTF8(b []byte) int {
 }
 
 // last is the final chunk: what was held back (up to a stop string), the
-// finish reason and the usage. The context is given back.
+// finish reason, the usage and the timings. The context is given back.
 func (s *stream) last() backend.Chunk {
 	end := len(s.out)
 	if s.stopAt >= 0 {
@@ -149,6 +159,15 @@ func (s *stream) last() backend.Chunk {
 		Text:         string(s.out[s.sent:max(end, s.sent)]),
 		FinishReason: s.finish,
 		Usage:        &chat.Usage{PromptTokens: s.promptTokens, CompletionTokens: s.tokens},
+		Timings: &backend.Timings{PromptTokens: s.promptTokens, PromptMS: ms(s.promptTime),
+			GeneratedTokens: s.tokens, GenerateMS: ms(s.genTime)},
+		StopReported: true, // the engine knows what ended the answer
+	}
+	for _, stop := range s.stops { // the one stopIndex found: first in order at stopAt
+		if s.stopAt >= 0 && bytes.HasPrefix(s.out[s.stopAt:], []byte(stop)) {
+			c.StopSequence = stop
+			break
+		}
 	}
 	s.sent = len(s.out)
 	s.release()
@@ -168,10 +187,14 @@ func (s *stream) Close() error {
 func (s *stream) release() {
 	s.done = true
 	s.relOnce.Do(func() {
-		if s.smpl != 0 {
-			llamaSamplerFree(s.smpl)
-			s.smpl = 0
+		if s.smpl != nil {
+			s.checked, s.refused = s.smpl.checked, s.smpl.resampled
+			s.smpl.free()
+			s.smpl = nil
 		}
 		s.m.release()
 	})
 }
+
+// ms is d in milliseconds.
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -25,7 +25,9 @@ type env struct {
 var commands = []command{
 	{"render", "render a request with a chat template, as transformers' apply_chat_template does", runRender},
 	{"parse", "parse raw model output into content, reasoning and tool calls", runParse},
+	{"count", "a prompt's make-up in tokens: system prompt, each tool, each message, the template's scaffolding", runCount},
 	{"inspect", "show what would be sent to a runtime for a model and tools: format, constraint, request", runInspect},
+	{"diff", "send one request to two runtimes, models or modes and compare prompt, completion and parsed calls", runDiff},
 	{"serve", "the gateway: OpenAI and Anthropic APIs over the local runtimes", runServe},
 }
 

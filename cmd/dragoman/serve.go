@@ -120,6 +120,7 @@ func runServe(args []string, e *env) int {
 		fmt.Fprintln(e.stderr, "dragoman serve:", err)
 		return 2
 	}
+	defer srv.Close() // after hs.Shutdown: stops refreshing the runtimes found
 	ln, err := net.Listen("tcp", srv.Config().Listen)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "dragoman serve:", err)

@@ -1,0 +1,117 @@
+package llamacpp
+
+import (
+	"errors"
+	"math"
+	"unsafe"
+)
+
+// sampling is one request's sampler: the chain (repetition penalty, then
+// greedy, or top-k, top-p, min-p, temperature and a seeded draw) and, when
+// the output is constrained, llama.cpp's grammar sampler beside it.
+//
+// With a grammar, a token is drawn from the chain alone first and only that
+// token is checked against the grammar (a one-candidate array): the grammar
+// costs one token's check instead of a pass over the whole vocabulary
+// (151,936 candidates for Qwen3). When the grammar refuses the token, the
+// candidates are built again from the logits, the grammar is applied to all
+// of them, and the chain draws again from what is left. Both samplers then
+// accept the token. This is what llama.cpp's own sampler (common_sampler)
+// does. A lazy grammar waiting for its trigger lets every token through.
+type sampling struct {
+	chain, grammar llamaSampler
+	// grammarFirst applies the grammar to every candidate before the chain
+	// at every token: the engine's first way, kept for the benchmark.
+	grammarFirst bool
+	// checked counts the tokens checked against the grammar, and
+	// resampled those it refused.
+	checked, resampled int
+
+	cand []tokenData    // the candidates, one per vocabulary entry
+	arr  tokenDataArray // over cand
+	one  tokenData      // the token being checked
+	oneA tokenDataArray // over one
+}
+
+// grammarFirst, when true, makes new requests apply the grammar to the whole
+// vocabulary before the chain (BenchmarkGrammar compares both ways).
+var grammarFirst = false
+
+// sample picks the next token from the last decoded position's logits.
+func (s *sampling) sample(m *model) (llamaToken, error) {
+	if s.grammar == 0 {
+		return llamaSamplerSample(s.chain, m.lctx, -1), nil
+	}
+	logits := llamaGetLogitsIth(m.lctx, -1)
+	if logits == nil {
+		return 0, errors.New("llama.cpp has no logits for the last token: " + orUnknown(takeProblems()))
+	}
+	lg := unsafe.Slice(logits, m.nVocab)
+	if !s.grammarFirst {
+		s.checked++
+		t, err := s.pick(lg, false)
+		if err != nil {
+			return 0, err
+		}
+		s.one = tokenData{id: t, logit: 1}
+		s.oneA = tokenDataArray{data: &s.one, size: 1, selected: -1}
+		llamaSamplerApply(s.grammar, &s.oneA)
+		if !math.IsInf(float64(s.one.logit), -1) {
+			s.accept(t)
+			return t, nil
+		}
+		s.resampled++
+	}
+	t, err := s.pick(lg, true)
+	if err != nil {
+		return 0, err
+	}
+	s.accept(t)
+	return t, nil
+}
+
+// pick fills the candidates from the logits, applies the grammar (when
+// withGrammar) and the chain, and returns the chain's choice.
+func (s *sampling) pick(logits []float32, withGrammar bool) (llamaToken, error) {
+	if len(s.cand) != len(logits) {
+		s.cand = make([]tokenData, len(logits))
+	}
+	c := s.cand
+	for i, l := range logits {
+		c[i] = tokenData{id: llamaToken(i), logit: l}
+	}
+	s.arr = tokenDataArray{data: &c[0], size: uintptr(len(c)), selected: -1}
+	if withGrammar {
+		llamaSamplerApply(s.grammar, &s.arr)
+	}
+	llamaSamplerApply(s.chain, &s.arr)
+	// The samplers may point data elsewhere (llama.h says so); read it back.
+	got := unsafe.Slice(s.arr.data, s.arr.size)
+	if s.arr.selected < 0 || s.arr.selected >= int64(len(got)) {
+		return 0, errors.New("llama.cpp's sampler selected no token")
+	}
+	t := got[s.arr.selected]
+	if withGrammar && math.IsInf(float64(t.logit), -1) {
+		return 0, errors.New("the grammar allows no token here")
+	}
+	return t.id, nil
+}
+
+// accept tells both samplers the token was chosen: the grammar advances,
+// the penalty remembers it.
+func (s *sampling) accept(t llamaToken) {
+	llamaSamplerAccept(s.grammar, t)
+	llamaSamplerAccept(s.chain, t)
+}
+
+// free releases both samplers.
+func (s *sampling) free() {
+	if s.grammar != 0 {
+		llamaSamplerFree(s.grammar)
+		s.grammar = 0
+	}
+	if s.chain != 0 {
+		llamaSamplerFree(s.chain)
+		s.chain = 0
+	}
+}

@@ -1,0 +1,87 @@
+package gateway
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/dragoman-dev/dragoman/jinja"
+	"github.com/dragoman-dev/dragoman/makeup"
+	"github.com/dragoman-dev/dragoman/trace"
+)
+
+// The prompt's make-up costs renders and counting on the request path, so it
+// is bounded: a prompt longer than makeupMaxPrompt bytes gets none (counting
+// it twice alone would take several milliseconds), and the renders are capped
+// so that they make about makeupBudget bytes of text in all (at least
+// makeupMinRenders — the tools as a whole, the system prompt and a group each
+// of tools and messages — and at most makeupMaxRenders; beyond the cap tools
+// and messages are measured in groups). A 14 KB prompt gets 32 renders, about
+// 2 ms on a loaded 2-core machine (docs/PERFORMANCE.md, Prompt make-up).
+const (
+	makeupMaxPrompt  = 256 << 10
+	makeupBudget     = 512 << 10
+	makeupMinRenders = 4
+	makeupMaxRenders = 32
+)
+
+// promptMakeup puts the prompt's make-up in the trace when the model's
+// tokenizer is known, and a decision when the tools dominate the prompt.
+func (x *exchange) promptMakeup(prompt string) {
+	st := x.rt.state
+	if st.tok == nil || x.treq == nil {
+		return
+	}
+	if len(prompt) > makeupMaxPrompt {
+		x.rec.Decide(fmt.Sprintf("the prompt's make-up is not measured: the prompt is %d KiB (more than %d)", len(prompt)>>10, makeupMaxPrompt>>10))
+		return
+	}
+	renders := max(makeupMinRenders, min(makeupMaxRenders, makeupBudget/max(1, len(prompt))))
+	m, err := makeup.Analyze(st.tpl, *x.treq, st.tok, makeup.Options{Prompt: prompt, MaxRenders: renders, Render: &jinja.Options{Now: x.s.now}})
+	if err != nil {
+		return // the prompt rendered once already; nothing to add
+	}
+	x.rec.Makeup = m
+	if w := m.Warning(); w != "" {
+		x.rec.Decide(w)
+	}
+}
+
+// tokenHeader adds X-Dragoman-Prompt-Tokens to a response whose prompt
+// Dragoman counted, when the response's headers go out: the answers write
+// them at their first event or when complete, after the prompt was counted.
+type tokenHeader struct {
+	http.ResponseWriter
+	rec  *trace.Record
+	sent bool
+}
+
+func (w *tokenHeader) header() {
+	if !w.sent {
+		w.sent = true
+		if n := w.rec.PromptTokens; n > 0 {
+			w.ResponseWriter.Header().Set("X-Dragoman-Prompt-Tokens", strconv.Itoa(n))
+		}
+	}
+}
+
+func (w *tokenHeader) WriteHeader(status int) {
+	w.header()
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *tokenHeader) Write(b []byte) (int, error) {
+	w.header()
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush passes flushes on: streams flush every event.
+func (w *tokenHeader) Flush() {
+	w.header()
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *tokenHeader) Unwrap() http.ResponseWriter { return w.ResponseWriter }
