@@ -2,8 +2,10 @@ package gateway
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/dragoman-dev/dragoman/jinja"
 	"github.com/dragoman-dev/dragoman/makeup"
@@ -41,10 +43,46 @@ func (x *exchange) promptMakeup(prompt string) {
 	if err != nil {
 		return // the prompt rendered once already; nothing to add
 	}
+	if rate := st.rate.tokensPerSecond(); rate > 0 {
+		m.PrefillEstimateMS = math.Round(float64(m.Total) / rate * 1000)
+	}
 	x.rec.Makeup = m
 	if w := m.Warning(); w != "" {
+		if rate := st.rate.tokensPerSecond(); rate > 0 && m.Tools > 0 {
+			w += fmt.Sprintf("; at the %.0f tokens/s measured for this model, the tools cost about %.1f s of prefill on every request that is not cached", rate, float64(m.Tools)/rate)
+		}
 		x.rec.Decide(w)
 	}
+}
+
+// promptRate is a model's prompt processing rate as the runtime reports it
+// (tokens per second), smoothed over requests. Prompts under minRatedPrompt
+// tokens are not counted: fixed costs dominate them. Safe for concurrent use.
+type promptRate struct {
+	mu   sync.Mutex
+	rate float64
+}
+
+const minRatedPrompt = 32
+
+func (p *promptRate) observe(tokens int, ms float64) {
+	if tokens < minRatedPrompt || ms <= 0 {
+		return
+	}
+	r := float64(tokens) / ms * 1000
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.rate == 0 {
+		p.rate = r
+	} else {
+		p.rate = 0.7*p.rate + 0.3*r
+	}
+}
+
+func (p *promptRate) tokensPerSecond() float64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.rate
 }
 
 // tokenHeader adds X-Dragoman-Prompt-Tokens to a response whose prompt

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -90,5 +91,40 @@ func TestPromptMakeupInTrace(t *testing.T) {
 	resp = post(t, ts.URL+"/v1/chat/completions", `{"model":"tiny","messages":[{"role":"user","content":"hi"}]}`)
 	if h := resp.Header.Get("X-Dragoman-Prompt-Tokens"); h != "" {
 		t.Errorf("relay mode: X-Dragoman-Prompt-Tokens %q", h)
+	}
+}
+
+// The prefill estimate: once the runtime has reported its prompt rate for
+// the model (500 tokens in 250 ms: 2000 tokens/s), the make-up of the next
+// request says how long its prompt takes to process, and the tools warning
+// says what the tools cost in seconds.
+func TestPrefillEstimate(t *testing.T) {
+	gguf := tinyModel(t)
+	rt := &fakeRuntime{kind: backend.Ollama, url: "http://127.0.0.1:1", canComplete: true,
+		models: map[string]backend.ModelInfo{"tiny": {GGUFPath: gguf, ContextLength: 40960}},
+		script: []backend.Chunk{{Text: "ok"}, {FinishReason: chat.FinishStop,
+			Timings: &backend.Timings{PromptTokens: 500, PromptMS: 250, GeneratedTokens: 1, GenerateMS: 5}}}}
+	ts := newFakeGateway(t, Config{}, rt)
+	var tools []string
+	for i := range 30 {
+		tools = append(tools, fmt.Sprintf(`{"type": "function", "function": {"name": "tool_%02d", "description": "Does a thing with a long description of what it does.", "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}}`, i))
+	}
+	body := `{"model":"tiny","messages":[{"role":"user","content":"hi"}],"tools":[` + strings.Join(tools, ",") + `]}`
+	first := decodeBody(t, get(t, ts.URL+"/v1/dragoman/requests/"+post(t, ts.URL+"/v1/chat/completions", body).Header.Get("X-Dragoman-Request-Id")))
+	if mk := first["makeup"].(map[string]any); mk["prefill_estimate_ms"] != nil {
+		t.Errorf("an estimate before any rate was measured: %v", mk["prefill_estimate_ms"])
+	}
+	tr := decodeBody(t, get(t, ts.URL+"/v1/dragoman/requests/"+post(t, ts.URL+"/v1/chat/completions", body).Header.Get("X-Dragoman-Request-Id")))
+	mk := tr["makeup"].(map[string]any)
+	total, _ := mk["total"].(float64)
+	if est, _ := mk["prefill_estimate_ms"].(float64); est != math.Round(total/2000*1000) {
+		t.Errorf("estimate %v ms for %v tokens at 2000 tokens/s", mk["prefill_estimate_ms"], total)
+	}
+	found := false
+	for _, d := range tr["decisions"].([]any) {
+		found = found || strings.Contains(d.(string), "at the 2000 tokens/s measured for this model, the tools cost about")
+	}
+	if !found {
+		t.Errorf("the warning gives no seconds: %v", tr["decisions"])
 	}
 }

@@ -491,6 +491,7 @@ func (x *exchange) pump(ctx context.Context, cancel context.CancelFunc, stream b
 		}
 		if t := chunk.Timings; t != nil {
 			x.rec.Timings.SetUpstream(t.PromptTokens, t.PromptMS, t.GeneratedTokens, t.GenerateMS)
+			x.rt.state.rate.observe(t.PromptTokens, t.PromptMS)
 		}
 	}
 	x.rec.Completion = raw.String()

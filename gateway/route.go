@@ -38,6 +38,9 @@ type upstream struct {
 // modelState is what serving one model needs, worked out once per model.
 type modelState struct {
 	ready chan struct{} // closed when the fields below are set
+	// rate is the runtime's measured prompt rate for this model, for the
+	// make-up's prefill estimate.
+	rate promptRate
 	// tpl is the compiled chat template and family its tool-call markup; nil
 	// when unknown, which sends the model through the runtime's chat API.
 	tpl            *jinja.Template

@@ -95,6 +95,11 @@ type Makeup struct {
 	// the full prompt (Options.Exact off and the tokenizer splits at line
 	// starts, checked on the prompt).
 	Windowed bool `json:"windowed,omitempty"`
+	// PrefillEstimateMS is how long the runtime would take to process the
+	// whole prompt at the prompt rate it reported for this model's earlier
+	// requests (the gateway fills it; 0 before any was measured). Runtimes
+	// that reuse a cached prefix take less.
+	PrefillEstimateMS float64 `json:"prefill_estimate_ms,omitempty"`
 	// Notes say what was measured in another way than by removal, or not at all.
 	Notes []string `json:"notes,omitempty"`
 }
