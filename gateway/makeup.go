@@ -27,8 +27,10 @@ const (
 	makeupMaxRenders = 32
 )
 
-// promptMakeup puts the prompt's make-up in the trace when the model's
-// tokenizer is known, and a decision when the tools dominate the prompt.
+// promptMakeup arranges for the prompt's make-up to be measured when the
+// trace is first read, when the model's tokenizer is known: it costs
+// milliseconds (renders and counts), which no client should wait for. The
+// prompt rate is the one known now, before this request's own.
 func (x *exchange) promptMakeup(prompt string) {
 	st := x.rt.state
 	if st.tok == nil || x.treq == nil {
@@ -38,21 +40,27 @@ func (x *exchange) promptMakeup(prompt string) {
 		x.rec.Decide(fmt.Sprintf("the prompt's make-up is not measured: the prompt is %d KiB (more than %d)", len(prompt)>>10, makeupMaxPrompt>>10))
 		return
 	}
+	treq, now, rate := *x.treq, x.s.now, st.rate.tokensPerSecond()
 	renders := max(makeupMinRenders, min(makeupMaxRenders, makeupBudget/max(1, len(prompt))))
-	m, err := makeup.Analyze(st.tpl, *x.treq, st.tok, makeup.Options{Prompt: prompt, MaxRenders: renders, Render: &jinja.Options{Now: x.s.now}})
-	if err != nil {
-		return // the prompt rendered once already; nothing to add
-	}
-	if rate := st.rate.tokensPerSecond(); rate > 0 {
-		m.PrefillEstimateMS = math.Round(float64(m.Total) / rate * 1000)
-	}
-	x.rec.Makeup = m
-	if w := m.Warning(); w != "" {
-		if rate := st.rate.tokensPerSecond(); rate > 0 && m.Tools > 0 {
+	x.rec.Later = trace.Defer(func() func(*trace.Record) {
+		m, err := makeup.Analyze(st.tpl, treq, st.tok, makeup.Options{Prompt: prompt, MaxRenders: renders, Render: &jinja.Options{Now: now}})
+		if err != nil {
+			return func(*trace.Record) {} // the prompt rendered once already; nothing to add
+		}
+		if rate > 0 {
+			m.PrefillEstimateMS = math.Round(float64(m.Total) / rate * 1000)
+		}
+		w := m.Warning()
+		if w != "" && rate > 0 && m.Tools > 0 {
 			w += fmt.Sprintf("; at the %.0f tokens/s measured for this model, the tools cost about %.1f s of prefill on every request that is not cached", rate, float64(m.Tools)/rate)
 		}
-		x.rec.Decide(w)
-	}
+		return func(r *trace.Record) {
+			r.Makeup = m
+			if w != "" {
+				r.Decide(w)
+			}
+		}
+	})
 }
 
 // promptRate is a model's prompt processing rate as the runtime reports it

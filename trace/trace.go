@@ -49,6 +49,9 @@ type Record struct {
 	// tokenizer is known): per system prompt, tool, message and the
 	// template's scaffolding. Set once, never changed after.
 	Makeup *makeup.Makeup `json:"makeup,omitempty"`
+	// Later is work on the record deferred until it is first read (Get):
+	// the prompt's make-up costs milliseconds no client should wait for.
+	Later *Deferred `json:"-"`
 
 	FinishReason string  `json:"finish_reason,omitempty"`
 	Error        string  `json:"error,omitempty"`
@@ -142,17 +145,39 @@ func (s *Store) Recent(n int) []Record {
 	return out
 }
 
-// Get returns a copy of the record with id.
+// Deferred is work on a record that runs once, when the record is first
+// read. Its function computes outside the store's lock; what it returns is
+// applied to the record under the lock.
+type Deferred struct {
+	once sync.Once
+	f    func() func(*Record)
+}
+
+// Defer makes a Deferred: f computes, and the function it returns applies
+// the result to the record.
+func Defer(f func() func(*Record)) *Deferred { return &Deferred{f: f} }
+
+// Get returns a copy of the record with id, after its deferred work.
 func (s *Store) Get(id string) (Record, bool) {
 	if s == nil {
 		return Record{}, false
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	r, ok := s.index[id]
+	s.mu.Unlock()
 	if !ok {
 		return Record{}, false
 	}
+	if d := r.Later; d != nil {
+		d.once.Do(func() {
+			apply := d.f()
+			s.mu.Lock()
+			apply(r)
+			s.mu.Unlock()
+		})
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	c := *r
 	c.Decisions = append([]string(nil), r.Decisions...)
 	c.Diagnostics = append([]Diagnostic(nil), r.Diagnostics...)
