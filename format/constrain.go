@@ -238,7 +238,9 @@ func (b *Builder) Rule(key string, def func() string) string {
 }
 
 func newBuilder(tools []chat.Tool) *Builder {
-	return &Builder{G: grammar.New(), Tools: tools, args: make([]string, len(tools)), members: make([][]grammar.Member, len(tools))}
+	// About eight rules per tool (arguments, their members, the call) and a
+	// dozen shared ones.
+	return &Builder{G: grammar.NewSized(12 + 8*len(tools)), Tools: tools, args: make([]string, len(tools)), members: make([][]grammar.Member, len(tools))}
 }
 
 // Name is tools[i]'s name as a GBNF literal.

@@ -52,6 +52,12 @@ func New() *Grammar {
 	return newSized(0)
 }
 
+// NewSized returns an empty grammar with room for about rules rules, for
+// builders that know roughly how many they will add.
+func NewSized(rules int) *Grammar {
+	return newSized(rules)
+}
+
 func newSized(rules int) *Grammar {
 	return &Grammar{index: make(map[string]int, rules), rules: make([]ruleDef, 0, rules)}
 }
