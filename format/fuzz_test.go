@@ -2,7 +2,10 @@ package format
 
 import (
 	"encoding/json"
+	"os"
+	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/dragoman-dev/dragoman/chat"
@@ -23,9 +26,28 @@ type accounter interface{ markupLen() int }
 // ends up in the content, in the reasoning, or in recognised markup.
 //
 //	go test ./format -run '^$' -fuzz FuzzFamilies -fuzztime 60s
-func FuzzFamilies(f *testing.F) {
+func FuzzFamilies(f *testing.F) { fuzzFamilies(f, Families()) }
+
+// fuzzFamily is one family's own fuzz target (fuzz_families_test.go): its
+// vectors as the seed corpus, so that `go test -fuzz` spends its time on
+// that family's markup.
+func fuzzFamily(f *testing.F, id string) {
+	fam, ok := Lookup(id)
+	if !ok {
+		f.Fatalf("no family %s", id)
+	}
+	fuzzFamilies(f, []*Family{fam})
+}
+
+func fuzzFamilies(f *testing.F, fams []*Family) {
+	only := map[string]bool{}
+	for _, fam := range fams {
+		only[fam.ID] = true
+	}
 	for _, v := range loadVectors(f) {
-		f.Add(v.Input, uint(len(v.Input)/2), false)
+		if len(fams) > 1 || only[v.Family] {
+			f.Add(v.Input, uint(len(v.Input)/2), false)
+		}
 	}
 	f.Add("<think>a</think>b<tool_call>{\"name\":\"f\",\"arguments\":{}}</tool_call>c", uint(7), true)
 	f.Fuzz(func(t *testing.T, out string, split uint, open bool) {
@@ -36,7 +58,7 @@ func FuzzFamilies(f *testing.F) {
 		if split%2 == 1 {
 			tools = fuzzTools
 		}
-		for _, fam := range Families() {
+		for _, fam := range fams {
 			opts := Options{ReasoningOpen: open, Tools: tools, NewID: func() string { return "id" }}
 			whole := fam.New(opts)
 			r := Run(whole, out)
@@ -70,4 +92,39 @@ func equalResults(a, b Result) bool {
 		}
 	}
 	return true
+}
+
+// fuzzName is a family's fuzz target's name: Fuzz and its id in camel case
+// ("deepseek-v3.2-dsml" → FuzzDeepseekV32Dsml).
+func fuzzName(id string) string {
+	var b strings.Builder
+	b.WriteString("Fuzz")
+	up := true
+	for _, r := range id {
+		switch {
+		case r == '-' || r == '.' || r == '_':
+			up = true
+		case up:
+			b.WriteRune(unicode.ToUpper(r))
+			up = false
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// Every family has a fuzz target of its own in fuzz_families_test.go.
+func TestFuzzTargetPerFamily(t *testing.T) {
+	src, err := os.ReadFile("fuzz_families_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := strings.Join(strings.Fields(string(src)), " ") // gofmt aligns the bodies
+	for _, f := range Families() {
+		want := "func " + fuzzName(f.ID) + "(f *testing.F) { fuzzFamily(f, \"" + f.ID + "\") }"
+		if !strings.Contains(have, want) {
+			t.Errorf("no fuzz target for %s: add %q to fuzz_families_test.go", f.ID, want)
+		}
+	}
 }
