@@ -14,10 +14,11 @@ import (
 	"github.com/dragoman-dev/dragoman/template"
 )
 
-// dragoman diff against a real Ollama: own mode against relay mode gives the
-// same call ("same", though Ollama does not say what it rendered), and a
-// planted template difference on one side is found ("prompt differs", with
-// the planted line in the diff).
+// dragoman diff against a real Ollama: the same side twice is "same"; own
+// mode against relay mode gives the same call, but Ollama's prompt, which it
+// does not show, has another length by its own count ("prompt differs"); and
+// a planted template difference on one side is found, with the planted line
+// in the diff.
 func TestDiffOnOllama(t *testing.T) {
 	srv := ollamatest.Shared(t)
 	dir := t.TempDir()
@@ -51,8 +52,12 @@ func TestDiffOnOllama(t *testing.T) {
 		return out.String() + errb.String(), code
 	}
 
+	// Own against relay: the same call, but Ollama renders its own Go TEMPLATE
+	// (../shared/models/ollama-qwen-tools.tmpl, a port of the model's Jinja
+	// template), whose prompt is shorter by Ollama's own count.
 	out, code := run(side("own"), side("relay"))
-	if code != 0 || !strings.Contains(out, "verdict: same") || !strings.Contains(out, "== tool_calls: same") {
+	if code != 1 || !strings.Contains(out, "verdict: prompt differs") || !strings.Contains(out, "== prompt_tokens: differs") ||
+		!strings.Contains(out, "== tool_calls: same") {
 		t.Errorf("own vs relay: exit %d\n%s", code, out)
 	}
 	t.Logf("own vs relay:\n%s", out)

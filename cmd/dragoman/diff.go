@@ -26,7 +26,9 @@ tool_calls). Each side is [KIND=]URL[#MODEL][@own|@relay]: a runtime, the model
 (default: the request's), and the mode (default: own where the runtime takes raw
 prompts) — two runtimes, two models, or own against relay. In relay mode the
 prompt is the runtime's own render where it says what it rendered
-(llama-server's /apply-template), else unknown. --template-a/-b render that side
+(llama-server's /apply-template), else unknown; each runtime's own count of the
+prompt's tokens is compared too, so a runtime that renders another prompt
+(Ollama's Go TEMPLATE against the model's Jinja template) is still found. --template-a/-b render that side
 with another template (the model's name mapped to FILE).
 
 Prints a unified diff per field and a verdict: "same", "prompt differs",
@@ -45,6 +47,10 @@ type diffSide struct {
 	Mode       string          `json:"mode"`
 	Prompt     string          `json:"prompt"`
 	PromptFrom string          `json:"prompt_from"`
+	// PromptTokens is the prompt's length as the runtime counted it
+	// (usage.prompt_tokens): where a runtime does not say what it rendered,
+	// its count still tells whether it rendered the same prompt.
+	PromptTokens int `json:"prompt_tokens"`
 	Completion string          `json:"completion"`
 	Content    string          `json:"content"`
 	Calls      []diffCall      `json:"tool_calls"`
@@ -215,6 +221,9 @@ func runSide(spec, tmpl string, req map[string]json.RawMessage, e *env) (*diffSi
 		Error *struct {
 			Message string `json:"message"`
 		} `json:"error"`
+		Usage struct {
+			PromptTokens int `json:"prompt_tokens"`
+		} `json:"usage"`
 	}
 	if err := json.Unmarshal(answer, &resp); err != nil {
 		return nil, fmt.Errorf("the gateway's answer is not JSON: %q", answer)
@@ -222,6 +231,7 @@ func runSide(spec, tmpl string, req map[string]json.RawMessage, e *env) (*diffSi
 	if resp.Error != nil {
 		side.Error = resp.Error.Message
 	}
+	side.PromptTokens = resp.Usage.PromptTokens
 	if len(resp.Choices) > 0 {
 		m := resp.Choices[0].Message
 		if m.Content != nil {
@@ -313,6 +323,7 @@ func compareSides(rep *diffReport) {
 		}
 	}
 	cmp("prompt", a.Prompt, b.Prompt, a.Prompt != "" && b.Prompt != "")
+	cmp("prompt_tokens", fmt.Sprint(a.PromptTokens), fmt.Sprint(b.PromptTokens), a.PromptTokens > 0 && b.PromptTokens > 0)
 	cmp("completion", a.Completion, b.Completion, true)
 	ca, _ := json.Marshal(a.Calls)
 	cb, _ := json.Marshal(b.Calls)
@@ -321,6 +332,10 @@ func compareSides(rep *diffReport) {
 	cmp("error", a.Error, b.Error, true)
 	switch {
 	case rep.Fields["prompt"] == "differs":
+		rep.Verdict = "prompt differs"
+	case rep.Fields["prompt"] == "unknown" && rep.Fields["prompt_tokens"] == "differs":
+		// One runtime did not say what it rendered, but its own count of the
+		// prompt is not the other's: it rendered another prompt.
 		rep.Verdict = "prompt differs"
 	case rep.Fields["tool_calls"] == "differs" && (gap(a, b) || gap(b, a)):
 		rep.Verdict = "parser gap"
@@ -363,6 +378,7 @@ func printDiff(w io.Writer, rep *diffReport) {
 	if rep.Fields["prompt"] == "differs" {
 		fmt.Fprint(w, unifiedDiff("A", a.Prompt, "B", b.Prompt))
 	}
+	fmt.Fprintf(w, "== prompt_tokens: %s (as each runtime counted it: A %d, B %d)\n", rep.Fields["prompt_tokens"], a.PromptTokens, b.PromptTokens)
 	section("completion", a.Completion, b.Completion)
 	ca, _ := json.MarshalIndent(a.Calls, "", "  ")
 	cb, _ := json.MarshalIndent(b.Calls, "", "  ")
