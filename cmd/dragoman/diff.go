@@ -41,21 +41,21 @@ flags:
 
 // diffSide is one side's request and what came back.
 type diffSide struct {
-	Spec       string          `json:"spec"`
-	Runtime    string          `json:"runtime"`
-	Model      string          `json:"model"`
-	Mode       string          `json:"mode"`
-	Prompt     string          `json:"prompt"`
-	PromptFrom string          `json:"prompt_from"`
+	Spec       string `json:"spec"`
+	Runtime    string `json:"runtime"`
+	Model      string `json:"model"`
+	Mode       string `json:"mode"`
+	Prompt     string `json:"prompt"`
+	PromptFrom string `json:"prompt_from"`
 	// PromptTokens is the prompt's length as the runtime counted it
 	// (usage.prompt_tokens): where a runtime does not say what it rendered,
 	// its count still tells whether it rendered the same prompt.
-	PromptTokens int `json:"prompt_tokens"`
-	Completion string          `json:"completion"`
-	Content    string          `json:"content"`
-	Calls      []diffCall      `json:"tool_calls"`
-	Error      string          `json:"error,omitempty"`
-	Trace      json.RawMessage `json:"-"`
+	PromptTokens int             `json:"prompt_tokens"`
+	Completion   string          `json:"completion"`
+	Content      string          `json:"content"`
+	Calls        []diffCall      `json:"tool_calls"`
+	Error        string          `json:"error,omitempty"`
+	Trace        json.RawMessage `json:"-"`
 }
 
 type diffCall struct {
