@@ -50,20 +50,10 @@ func runCount(args []string, e *env) int {
 	name := fs.String("name", "", "named template to use (as dragoman render)")
 	asJSON := fs.Bool("json", false, "print the make-up as JSON")
 	maxRenders := fs.Int("max-renders", 256, "at most `N` renders; beyond, tools and messages are measured in groups")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), countUsage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	fail := func(status int, format string, a ...any) int {
-		fmt.Fprintf(e.stderr, "dragoman count: "+format+"\n", a...)
+	if status, ok := parseFlags(fs, countUsage, args); !ok {
 		return status
 	}
+	fail := failer("count", e)
 	switch {
 	case fs.NArg() > 0:
 		return fail(2, "unexpected argument %q (see dragoman count -h)", fs.Arg(0))
@@ -75,13 +65,7 @@ func runCount(args []string, e *env) int {
 		return fail(2, "no tokenizer: give --tokenizer FILE (a tokenizer.json or a GGUF) or --model PATH")
 	}
 
-	var data []byte
-	var err error
-	if *reqPath == "" || *reqPath == "-" {
-		data, err = io.ReadAll(e.stdin)
-	} else {
-		data, err = os.ReadFile(*reqPath)
-	}
+	data, err := readInput(*reqPath, e)
 	if err != nil {
 		return fail(1, "%v", err)
 	}
@@ -90,12 +74,7 @@ func runCount(args []string, e *env) int {
 		return fail(1, "%v", err)
 	}
 
-	var src *template.Source
-	if *tmplPath != "" {
-		src, err = template.FromFile(*tmplPath)
-	} else {
-		src, err = template.Find(*modelPath)
-	}
+	src, err := findSource(*tmplPath, *modelPath)
 	if err != nil {
 		return fail(1, "%v", err)
 	}

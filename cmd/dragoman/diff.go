@@ -76,20 +76,10 @@ func runDiff(args []string, e *env) int {
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	tmplA := fs.String("template-a", "", "render side A with this template `FILE`")
 	tmplB := fs.String("template-b", "", "render side B with this template `FILE`")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), diffUsage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(reorderFlags(args)); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	fail := func(status int, format string, a ...any) int {
-		fmt.Fprintf(e.stderr, "dragoman diff: "+format+"\n", a...)
+	if status, ok := parseFlags(fs, diffUsage, reorderFlags(args)); !ok {
 		return status
 	}
+	fail := failer("diff", e)
 	if fs.NArg() != 2 || *reqPath == "" {
 		return fail(2, "give --request FILE and two sides A B (see dragoman diff -h)")
 	}

@@ -2,9 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
-	"fmt"
 	"os"
 	"strings"
 
@@ -62,20 +60,10 @@ func runInspect(args []string, e *env) int {
 	toolChoice := fs.String("tool-choice", "auto", "auto, required, none, or a function's `NAME`")
 	parallel := fs.Bool("parallel-tool-calls", true, "false allows at most one call")
 	runtime := fs.String("runtime", "", "the runtime: llama-server, vllm, sglang, ollama, lmstudio or mlx-lm")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), inspectUsage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	fail := func(status int, format string, a ...any) int {
-		fmt.Fprintf(e.stderr, "dragoman inspect: "+format+"\n", a...)
+	if status, ok := parseFlags(fs, inspectUsage, args); !ok {
 		return status
 	}
+	fail := failer("inspect", e)
 	if fs.NArg() > 0 {
 		return fail(2, "unexpected argument %q (see dragoman inspect -h)", fs.Arg(0))
 	}
@@ -100,12 +88,7 @@ func runInspect(args []string, e *env) int {
 	if err := json.Unmarshal(data, &tools); err != nil {
 		return fail(1, "%s: not a JSON list of tools: %v", *toolsPath, err)
 	}
-	var src *template.Source
-	if *tmplPath != "" {
-		src, err = template.FromFile(*tmplPath)
-	} else {
-		src, err = template.Find(*modelPath)
-	}
+	src, err := findSource(*tmplPath, *modelPath)
 	if err != nil {
 		return fail(1, "%v", err)
 	}
@@ -201,13 +184,7 @@ func inspectModelCommand(tmplPath, modelPath string, e *env, fail func(int, stri
 	if (tmplPath == "") == (modelPath == "") {
 		return fail(2, "give --model PATH or --template FILE")
 	}
-	var src *template.Source
-	var err error
-	if tmplPath != "" {
-		src, err = template.FromFile(tmplPath)
-	} else {
-		src, err = template.Find(modelPath)
-	}
+	src, err := findSource(tmplPath, modelPath)
 	if err != nil {
 		return fail(1, "%v", err)
 	}

@@ -56,20 +56,10 @@ func runParse(args []string, e *env) int {
 	toolsPath := fs.String("tools", "", "tools JSON `FILE`")
 	reasoning := fs.String("reasoning", "", "`MODE`: open or closed")
 	jsonMode := fs.Bool("json", false, "read one request object on stdin")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), parseUsage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	fail := func(status int, format string, a ...any) int {
-		fmt.Fprintf(e.stderr, "dragoman parse: "+format+"\n", a...)
+	if status, ok := parseFlags(fs, parseUsage, args); !ok {
 		return status
 	}
+	fail := failer("parse", e)
 	input, err := io.ReadAll(e.stdin)
 	if err != nil {
 		return fail(1, "reading stdin: %v", err)

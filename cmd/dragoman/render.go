@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/dragoman-dev/dragoman/jinja"
 	"github.com/dragoman-dev/dragoman/template"
@@ -36,20 +35,10 @@ func runRender(args []string, e *env) int {
 	modelPath := fs.String("model", "", "model `PATH`: a Hugging Face folder, a GGUF file or a template file")
 	reqPath := fs.String("request", "", "request JSON `FILE` (default stdin; - is stdin)")
 	name := fs.String("name", "", "named template to use (default: \"tool_use\" when the request has tools and the model has one, else \"default\")")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), renderUsage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	fail := func(status int, format string, a ...any) int {
-		fmt.Fprintf(e.stderr, "dragoman render: "+format+"\n", a...)
+	if status, ok := parseFlags(fs, renderUsage, args); !ok {
 		return status
 	}
+	fail := failer("render", e)
 	if fs.NArg() > 0 {
 		return fail(2, "unexpected argument %q (see dragoman render -h)", fs.Arg(0))
 	}
@@ -57,13 +46,7 @@ func runRender(args []string, e *env) int {
 		return fail(2, "give --template or --model, not both")
 	}
 
-	var data []byte
-	var err error
-	if *reqPath == "" || *reqPath == "-" {
-		data, err = io.ReadAll(e.stdin)
-	} else {
-		data, err = os.ReadFile(*reqPath)
-	}
+	data, err := readInput(*reqPath, e)
 	if err != nil {
 		return fail(1, "%v", err)
 	}
