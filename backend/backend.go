@@ -178,14 +178,6 @@ type Stream interface {
 	Close() error
 }
 
-// Buffered is a Stream that can say whether more of the answer has already
-// arrived (read from the connection but not yet returned by Next). A caller
-// that forwards chunks may then hold its own flush until the burst is over:
-// the client gets the same bytes with fewer writes, and nothing later.
-type Buffered interface {
-	Buffered() bool
-}
-
 // Error is an error the runtime answered with.
 type Error struct {
 	Kind Kind

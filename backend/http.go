@@ -165,17 +165,6 @@ type lineReader struct {
 	partial bool
 }
 
-// buffered reports whether the reader holds sep already (a whole next line,
-// "\n", or a whole event, "\n\n"), so that the next read will not wait.
-func (l *lineReader) buffered(sep string) bool {
-	n := l.r.Buffered()
-	if n < len(sep) {
-		return false
-	}
-	b, err := l.r.Peek(n)
-	return err == nil && bytes.Contains(b, []byte(sep))
-}
-
 func newLineReader(ctx context.Context, body io.ReadCloser) *lineReader {
 	// ReadBytes grows past the buffer for longer lines; most are short.
 	return &lineReader{ctx: ctx, body: body, r: bufio.NewReaderSize(body, 4<<10)}

@@ -383,9 +383,6 @@ type ollamaStream struct {
 
 func (s *ollamaStream) Close() error { return s.lines.close(s.done) }
 
-// Buffered reports whether more of the answer has arrived already.
-func (s *ollamaStream) Buffered() bool { return !s.done && s.lines.buffered("\n") }
-
 func (s *ollamaStream) Next() (Chunk, error) {
 	for !s.done {
 		line, err := s.lines.next()

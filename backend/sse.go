@@ -51,9 +51,6 @@ type sseStream struct {
 
 func (s *sseStream) Close() error { return s.lines.close(s.ended && s.cutErr == nil) }
 
-// Buffered reports whether more of the answer has arrived already.
-func (s *sseStream) Buffered() bool { return s.lines.buffered("\n\n") }
-
 func (s *sseStream) Next() (Chunk, error) {
 	if s.cutErr != nil {
 		return Chunk{}, s.cutErr

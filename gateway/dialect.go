@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/dragoman-dev/dragoman/backend"
@@ -125,55 +124,7 @@ type sse struct {
 	started bool // the headers are sent
 	buf     bytes.Buffer
 	enc     *json.Encoder // writes into buf; made at the first event
-	// hold defers flushing while the runtime's answer arrives in a burst
-	// (holdFlush); dirty says something was written and not flushed. A held
-	// flush happens at the latest maxHold after the write (timer), in case
-	// the runtime goes quiet while the burst's last line yields no chunk; mu
-	// guards the writer against that timer.
-	mu          sync.Mutex
-	hold, dirty bool
-	timer       *time.Timer
 }
-
-// maxHold bounds how long a written event may wait for its flush.
-const maxHold = time.Millisecond
-
-// holdFlush turns flushing after each event off while more of the answer
-// is already at hand, and back on (flushing what was held) when it is not.
-// holdFlush(false) must come before the handler returns.
-func (s *sse) holdFlush(on bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.hold = on
-	if !on {
-		if s.timer != nil {
-			s.timer.Stop()
-		}
-		s.flushLocked()
-	}
-}
-
-func (s *sse) flushLocked() {
-	if !s.dirty {
-		return
-	}
-	s.dirty = false
-	if f, ok := s.w.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// flushHeld is the timer's flush of held events.
-func (s *sse) flushHeld() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.hold {
-		s.flushLocked()
-	}
-}
-
-// flushHolder is an answer that can hold its flushes (the streams).
-type flushHolder interface{ holdFlush(on bool) }
 
 // start sends the headers of an event stream.
 func (s *sse) start() {
@@ -204,25 +155,11 @@ func (s *sse) event(name string, v any) error {
 	return s.write(s.buf.Bytes())
 }
 
-// write sends b as it is and flushes it, unless flushes are held.
+// write sends b as it is and flushes it.
 func (s *sse) write(b []byte) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if _, err := s.w.Write(b); err != nil {
 		return err
 	}
-	if s.hold {
-		if !s.dirty {
-			s.dirty = true
-			if s.timer == nil {
-				s.timer = time.AfterFunc(maxHold, s.flushHeld)
-			} else {
-				s.timer.Reset(maxHold)
-			}
-		}
-		return nil
-	}
-	s.dirty = false
 	if f, ok := s.w.(http.Flusher); ok {
 		f.Flush()
 	}

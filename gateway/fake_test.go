@@ -29,9 +29,6 @@ type fakeRuntime struct {
 	script []backend.Chunk
 	err    error
 	block  bool
-	// claimsMore makes the stream say more is at hand even when it is not
-	// (a burst whose last line yields no chunk).
-	claimsMore bool
 	// startErr fails the request before any chunk.
 	startErr error
 	// cancelled, when set, is closed once, by the first stream that sees
@@ -92,7 +89,7 @@ func (f *fakeRuntime) Complete(ctx context.Context, req backend.CompleteRequest)
 }
 
 func (f *fakeRuntime) stream(ctx context.Context) *fakeStream {
-	return &fakeStream{ctx: ctx, chunks: f.script, err: f.err, block: f.block, claimsMore: f.claimsMore, onCancel: func() {
+	return &fakeStream{ctx: ctx, chunks: f.script, err: f.err, block: f.block, onCancel: func() {
 		if f.cancelled != nil {
 			f.cancelledOnce.Do(func() { close(f.cancelled) })
 		}
@@ -110,13 +107,12 @@ func (f *fakeRuntime) Chat(ctx context.Context, req *chat.Request) (backend.Stre
 }
 
 type fakeStream struct {
-	ctx        context.Context
-	chunks     []backend.Chunk
-	err        error
-	block      bool
-	claimsMore bool
-	closed     bool
-	onCancel   func()
+	ctx      context.Context
+	chunks   []backend.Chunk
+	err      error
+	block    bool
+	closed   bool
+	onCancel func()
 }
 
 func (s *fakeStream) Next() (backend.Chunk, error) {
@@ -137,10 +133,6 @@ func (s *fakeStream) Next() (backend.Chunk, error) {
 }
 
 func (s *fakeStream) Close() error { s.closed = true; return nil }
-
-// Buffered says more of the script is at hand, as a runtime's burst of lines
-// is: the gateway then holds its flush until the last of them.
-func (s *fakeStream) Buffered() bool { return s.claimsMore || len(s.chunks) > 0 }
 
 // qwenTemplate is a small template in the Qwen/Hermes style: tools in the
 // system turn, calls as <tool_call> JSON, reasoning in <think>.

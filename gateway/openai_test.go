@@ -2,15 +2,12 @@ package gateway
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/dragoman-dev/dragoman/backend"
 	"github.com/dragoman-dev/dragoman/chat"
@@ -479,45 +476,5 @@ func TestTracePage(t *testing.T) {
 	}
 	if resp := get(t, ts.URL+"/dragoman/requests/nope"); resp.StatusCode != 404 {
 		t.Errorf("unknown id: status %d", resp.StatusCode)
-	}
-}
-
-// Flushes held over a burst of the runtime's chunks are released at its last
-// one: a stream whose runtime then goes quiet has sent the client everything
-// so far, so nothing waits for the runtime's next word.
-func TestStreamFlushesBeforeTheRuntimeWaits(t *testing.T) {
-	for _, claimsMore := range []bool{false, true} {
-		t.Run(fmt.Sprint("claims more ", claimsMore), func(t *testing.T) { streamFlushes(t, claimsMore) })
-	}
-}
-
-// streamFlushes: with claimsMore the runtime says more is at hand when it is
-// not, and the held events go out when maxHold has passed.
-func streamFlushes(t *testing.T, claimsMore bool) {
-	rt := qwenRuntime(backend.Chunk{Text: "Hel"}, backend.Chunk{Text: "lo"})
-	rt.block = true // then nothing more, until the client leaves
-	rt.claimsMore = claimsMore
-	ts := newFakeGateway(t, Config{}, rt)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+"/v1/chat/completions", strings.NewReader(chatBody(`"stream":true`)))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	var content string
-	for content != "Hello" && sc.Scan() {
-		var ev map[string]any
-		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok && json.Unmarshal([]byte(data), &ev) == nil {
-			if s, ok := path(ev, "choices", 0, "delta", "content").(string); ok {
-				content += s
-			}
-		}
-	}
-	if content != "Hello" {
-		t.Fatalf("got %q before the runtime went quiet (%v): the held events were not flushed", content, ctx.Err())
 	}
 }

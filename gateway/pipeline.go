@@ -451,14 +451,6 @@ func (x *exchange) pump(ctx context.Context, cancel context.CancelFunc, stream b
 		return err
 	}
 	x.begun = true
-	// While the runtime's answer arrives faster than it is forwarded, the
-	// events of a burst go out in one flush (fewer writes for the same bytes);
-	// the last event before a wait is always flushed.
-	holder, _ := x.out.(flushHolder)
-	buffered, _ := stream.(backend.Buffered)
-	if holder != nil {
-		defer holder.holdFlush(false)
-	}
 	if x.prefill != "" && x.parser != nil {
 		if err := x.events(x.parser.Feed(x.prefill)); err != nil {
 			return err
@@ -487,9 +479,6 @@ func (x *exchange) pump(ctx context.Context, cancel context.CancelFunc, stream b
 			x.rec.Timings.FirstChunkMS = x.rec.Since()
 		}
 		raw.WriteString(chunk.Text)
-		if holder != nil && buffered != nil {
-			holder.holdFlush(buffered.Buffered())
-		}
 		if err := x.deliver(chunk); err != nil {
 			return err
 		}
