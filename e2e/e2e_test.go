@@ -75,8 +75,17 @@ func startGateway(t *testing.T, upstream, mode string, env ...string) string {
 	if mode != "" {
 		args = append(args, "-mode", mode)
 	}
+	return startServe(t, args, env, 30*time.Second)
+}
+
+// startServe runs the dragoman binary with args and extra environment,
+// waits until it says where it listens (at most wait), and returns that base
+// URL; its stderr goes to the test log. The process stops with the test.
+func startServe(t *testing.T, args, env []string, wait time.Duration) string {
+	t.Helper()
 	cmd := exec.Command(dragomanBinary(t), args...)
 	cmd.Env = append(os.Environ(), env...)
+	cmd.SysProcAttr = llamaSysProcAttr() // die with the test process
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -99,8 +108,8 @@ func startGateway(t *testing.T, upstream, mode string, env ...string) string {
 	select {
 	case a := <-addr:
 		return a
-	case <-time.After(30 * time.Second):
-		t.Fatal("dragoman serve did not start listening")
+	case <-time.After(wait):
+		t.Fatalf("dragoman %s did not start listening", strings.Join(args, " "))
 	}
 	return ""
 }

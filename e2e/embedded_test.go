@@ -6,13 +6,11 @@ package e2e
 // fail under CI=true, where .ci/run sets it.
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,34 +39,7 @@ func startEmbedded(t *testing.T, extra ...string) (string, string) {
 	}
 	model := filepath.Join(fixtures.Require(t), "models", "tiny-qwen3-toolcall.gguf")
 	args := append([]string{"serve", "-listen", "127.0.0.1:0", "-no-discover", "-model", model, "-ctx", "2048", "-threads", "1"}, extra...)
-	cmd := exec.Command(dragomanBinary(t), args...)
-	cmd.SysProcAttr = llamaSysProcAttr()
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			line := sc.Text()
-			if _, rest, ok := strings.Cut(line, "on http://"); ok {
-				addr <- "http://" + strings.Fields(rest)[0]
-			}
-			t.Log("dragoman:", line)
-		}
-	}()
-	select {
-	case a := <-addr:
-		return a, "tiny-qwen3-toolcall"
-	case <-time.After(60 * time.Second):
-		t.Fatal("dragoman serve -model did not start listening")
-	}
-	return "", ""
+	return startServe(t, args, nil, 60*time.Second), "tiny-qwen3-toolcall"
 }
 
 // The OpenAI SDK gets the scripted model's call parsed, streamed and not.

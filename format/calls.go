@@ -557,7 +557,7 @@ func gemmaValue(b *Builder, m grammar.Member, quote string) string {
 	}
 	return b.Rule("gemma-value", func() string {
 		key := grammar.Repeat(grammar.Class(false, grammar.Range{Lo: 'a', Hi: 'z'}, grammar.Range{Lo: 'A', Hi: 'Z'}, grammar.Range{Lo: '0', Hi: '9'}, grammar.Range{Lo: '_', Hi: '_'}), 1, 64)
-		num := seqOf(opt("-"), grammar.Repeat(grammar.Class(false, grammar.Range{Lo: '0', Hi: '9'}), 1, 20), "("+seqOf(lit("."), grammar.Repeat(grammar.Class(false, grammar.Range{Lo: '0', Hi: '9'}), 1, 20))+")?")
+		num := plainNumber()
 		self := "gemma-value"
 		if name, ok := b.rules["gemma-value"]; ok {
 			self = name
@@ -595,7 +595,7 @@ func pythonValue(b *Builder, m grammar.Member) string {
 	}
 	return b.Rule("py-value", func() string {
 		self := b.rules["py-value"]
-		num := seqOf(opt("-"), grammar.Repeat(grammar.Class(false, grammar.Range{Lo: '0', Hi: '9'}), 1, 20), "("+seqOf(lit("."), grammar.Repeat(grammar.Class(false, grammar.Range{Lo: '0', Hi: '9'}), 1, 20))+")?")
+		num := plainNumber()
 		item := seqOf(str, lit(":"), opt(" "), self)
 		return strings.Join([]string{str, "(" + num + ")", `"True"`, `"False"`, `"None"`, `"true"`, `"false"`, `"null"`,
 			seqOf(lit("["), "("+seqOf(self, "("+seqOf(lit(","), opt(" "), self)+")*")+")?", lit("]")),
@@ -638,6 +638,13 @@ func kimiType(m grammar.Member) string {
 		return m.Type
 	}
 	return "string"
+}
+
+// plainNumber is a number written bare in a value syntax of a family's own:
+// a sign, up to 20 digits, an optional fraction.
+func plainNumber() string {
+	digits := grammar.Repeat(grammar.Class(false, grammar.Range{Lo: '0', Hi: '9'}), 1, 20)
+	return seqOf(opt("-"), digits, "("+seqOf(lit("."), digits)+")?")
 }
 
 func enumAlternatives(values []string) string {
