@@ -132,6 +132,7 @@ func (s *Server) routes() {
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("POST /v1/chat/completions", s.serveChat(openAIChat))
 	s.mux.HandleFunc("POST /v1/messages", s.serveChat(anthropicMessages))
+	s.mux.HandleFunc("POST /v1/messages/count_tokens", s.handleCountTokens)
 	s.mux.HandleFunc("GET /v1/models", s.handleModels)
 	s.mux.HandleFunc("GET /v1/dragoman/requests/{id}", s.handleTrace)
 	s.mux.HandleFunc("GET /dragoman/requests/{id}", s.handleTracePage)
