@@ -45,6 +45,9 @@ type vector struct {
 			Arguments json.RawMessage `json:"arguments"`
 			ID        *string         `json:"id"`
 		} `json:"tool_calls"`
+		// Diagnostics are the codes of the diagnostics the output gets, in
+		// order (our own vectors; the peers' have none).
+		Diagnostics *[]string `json:"diagnostics"`
 	} `json:"expected"`
 	Match map[string]json.RawMessage `json:"match"`
 }
@@ -160,6 +163,15 @@ func checkVector(v vector, r Result) string {
 		}
 	} else if v.Expected.Content != nil && content != *v.Expected.Content {
 		problems = append(problems, "content "+quoteJSON(content)+", want "+quoteJSON(*v.Expected.Content))
+	}
+	if v.Expected.Diagnostics != nil {
+		var got []string
+		for _, d := range r.Diagnostics {
+			got = append(got, d.Code)
+		}
+		if strings.Join(got, ",") != strings.Join(*v.Expected.Diagnostics, ",") {
+			problems = append(problems, "diagnostics ["+strings.Join(got, ", ")+"], want ["+strings.Join(*v.Expected.Diagnostics, ", ")+"]")
+		}
 	}
 	if v.Expected.Thinking != nil && r.Reasoning != *v.Expected.Thinking {
 		problems = append(problems, "thinking "+quoteJSON(r.Reasoning)+", want "+quoteJSON(*v.Expected.Thinking))
@@ -336,4 +348,24 @@ func contentOf(events []Event) string {
 		}
 	}
 	return b.String()
+}
+
+// Our own vectors say which diagnostics each output gets (none is a claim
+// too): a malformed or truncated call must say why it stayed content, and a
+// clean output must not raise one.
+func TestOwnVectorsExpectDiagnostics(t *testing.T) {
+	with := 0
+	for _, v := range loadVectors(t) {
+		if !strings.HasPrefix(v.ID, "dragoman-") {
+			continue
+		}
+		if v.Expected.Diagnostics == nil {
+			t.Errorf("%s: no expected.diagnostics", v.ID)
+		} else if len(*v.Expected.Diagnostics) > 0 {
+			with++
+		}
+	}
+	if with == 0 {
+		t.Error("no vector expects a diagnostic")
+	}
 }
