@@ -12,7 +12,6 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/shared"
 
-	"github.com/dragoman-dev/dragoman/grammar"
 	"github.com/dragoman-dev/dragoman/internal/fixtures"
 )
 
@@ -25,17 +24,7 @@ func TestEmbeddedForcedCalls(t *testing.T) {
 	random := filepath.Join(fixtures.Require(t), "models", "tiny-qwen3-random.gguf")
 	base, _ := startEmbedded(t, "-model", random)
 	cl := client(base)
-	schemas := map[string]*grammar.Grammar{}
-	var tools []openai.ChatCompletionToolUnionParam
-	for _, f := range boundedTools {
-		tools = append(tools, openai.ChatCompletionFunctionTool(f))
-		raw, _ := json.Marshal(f.Parameters)
-		g, _, err := grammar.FromJSONSchema(raw, grammar.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		schemas[f.Name] = g
-	}
+	tools, schemas := boundedToolsAndSchemas(t)
 	sample := func(choice openai.ChatCompletionToolChoiceOptionUnionParam, seed int) (bool, string) {
 		resp, err := cl.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
 			Model:             "tiny-qwen3-random",

@@ -32,6 +32,24 @@ var boundedTools = []shared.FunctionDefinitionParam{
 	}},
 }
 
+// boundedToolsAndSchemas is boundedTools as the SDK sends them, and each
+// tool's parameters as a grammar, to check that a call's arguments are valid.
+func boundedToolsAndSchemas(t *testing.T) ([]openai.ChatCompletionToolUnionParam, map[string]*grammar.Grammar) {
+	t.Helper()
+	var tools []openai.ChatCompletionToolUnionParam
+	schemas := map[string]*grammar.Grammar{}
+	for _, f := range boundedTools {
+		tools = append(tools, openai.ChatCompletionFunctionTool(f))
+		raw, _ := json.Marshal(f.Parameters)
+		g, _, err := grammar.FromJSONSchema(raw, grammar.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		schemas[f.Name] = g
+	}
+	return tools, schemas
+}
+
 // tool_choice "required" and a named function on Ollama, which has neither:
 // every sampled completion must come back as a call valid against its tool's
 // schema (checked with our own recogniser). The scripted model always wants
@@ -43,17 +61,7 @@ func TestForcedCallOnOllama(t *testing.T) {
 	srv := ollamatest.Shared(t)
 	base := startDragoman(t, srv, "own")
 	cl := client(base)
-	schemas := map[string]*grammar.Grammar{}
-	var tools []openai.ChatCompletionToolUnionParam
-	for _, f := range boundedTools {
-		tools = append(tools, openai.ChatCompletionFunctionTool(f))
-		raw, _ := json.Marshal(f.Parameters)
-		g, _, err := grammar.FromJSONSchema(raw, grammar.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		schemas[f.Name] = g
-	}
+	tools, schemas := boundedToolsAndSchemas(t)
 	const samples = 50
 	valid := func(model string, choice openai.ChatCompletionToolChoiceOptionUnionParam, seed int) (ok bool, why string) {
 		resp, err := cl.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{

@@ -11,7 +11,6 @@ import (
 
 	"github.com/dragoman-dev/dragoman/chat"
 	"github.com/dragoman-dev/dragoman/format"
-	"github.com/dragoman-dev/dragoman/grammar"
 )
 
 // Every family's call grammar, lazy and eager, is accepted by llama.cpp's own
@@ -61,17 +60,7 @@ func TestRequiredCallsOnLlamaServer(t *testing.T) {
 	ls := startLlamaServerWith(t, "tiny-qwen3-random.gguf")
 	base := startGateway(t, "llama-server="+ls.URL, "own")
 	cl := client(base)
-	var tools []openai.ChatCompletionToolUnionParam
-	schemas := map[string]*grammar.Grammar{}
-	for _, f := range boundedTools {
-		tools = append(tools, openai.ChatCompletionFunctionTool(f))
-		raw, _ := json.Marshal(f.Parameters)
-		g, _, err := grammar.FromJSONSchema(raw, grammar.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		schemas[f.Name] = g
-	}
+	tools, schemas := boundedToolsAndSchemas(t)
 	sample := func(choice string, seed int) (bool, string) {
 		resp, err := cl.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
 			Model:      ls.Model,

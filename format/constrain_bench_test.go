@@ -1,16 +1,12 @@
 package format
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/dragoman-dev/dragoman/chat"
 	"github.com/dragoman-dev/dragoman/grammar"
+	"github.com/dragoman-dev/dragoman/internal/fixtures"
 )
 
 // Benchmarks: a family's call constraint for 1, 20 and 100 of BFCL's tools
@@ -18,43 +14,10 @@ import (
 // ConstraintCache, for a JSON family (hermes) and a tagged-argument family
 // (qwen3-coder-xml). Without the shared data they skip.
 
-var bfclTypeNames = strings.NewReplacer(`"type": "dict"`, `"type": "object"`, `"type": "float"`, `"type": "number"`,
-	`"type": "tuple"`, `"type": "array"`, `"type": "any"`, `"type": ["string","number","integer","boolean","object","array","null"]`)
-
 func bfclChatTools(tb testing.TB, n int) []chat.Tool {
-	dir := filepath.Join(sharedDir(tb), "bench", "bfcl", "data")
 	var tools []chat.Tool
-	seen := map[string]bool{}
-	for _, file := range []string{"BFCL_v4_live_multiple.json", "BFCL_v4_multiple.json", "BFCL_v4_simple_python.json"} {
-		f, err := os.Open(filepath.Join(dir, file))
-		if err != nil {
-			tb.Skipf("BFCL data not found (%v)", err)
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() && len(tools) < n {
-			var entry struct {
-				Function []struct {
-					Name       string          `json:"name"`
-					Parameters json.RawMessage `json:"parameters"`
-				} `json:"function"`
-			}
-			if err := json.Unmarshal(sc.Bytes(), &entry); err != nil {
-				tb.Fatal(err)
-			}
-			for _, fn := range entry.Function {
-				if seen[fn.Name] || len(tools) >= n {
-					continue
-				}
-				seen[fn.Name] = true
-				tools = append(tools, chat.Tool{Type: "function", Function: chat.ToolFunction{
-					Name: fn.Name, Parameters: json.RawMessage(bfclTypeNames.Replace(string(fn.Parameters)))}})
-			}
-		}
-		f.Close()
-	}
-	if len(tools) < n {
-		tb.Skipf("only %d distinct BFCL tools", len(tools))
+	for _, fn := range fixtures.BFCLFunctions(tb, n) {
+		tools = append(tools, chat.Tool{Type: "function", Function: chat.ToolFunction{Name: fn.Name, Parameters: fn.Parameters}})
 	}
 	return tools
 }

@@ -1,10 +1,7 @@
 package grammar
 
 import (
-	"bufio"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,52 +15,11 @@ import (
 // names turned into JSON Schema's as a gateway would send them; without the shared data the benchmarks
 // skip.
 
-func sharedDir() string {
-	return fixtures.Dir()
-}
-
-var bfclTypes = strings.NewReplacer(`"type": "dict"`, `"type": "object"`, `"type": "float"`, `"type": "number"`,
-	`"type": "tuple"`, `"type": "array"`, `"type": "any"`, `"type": ["string","number","integer","boolean","object","array","null"]`)
-
-// bfclTools reads up to n distinct tools from BFCL's live_multiple and multiple question files.
+// bfclTools reads up to n distinct tools from BFCL's question files, with names made valid for rules.
 func bfclTools(tb testing.TB, n int) []Tool {
-	dir := filepath.Join(sharedDir(), "bench", "bfcl", "data")
 	var tools []Tool
-	seen := map[string]bool{}
-	for _, file := range []string{"BFCL_v4_live_multiple.json", "BFCL_v4_multiple.json", "BFCL_v4_simple_python.json"} {
-		f, err := os.Open(filepath.Join(dir, file))
-		if err != nil {
-			tb.Skipf("BFCL data not found (%v); set DRAGOMAN_SHARED", err)
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() && len(tools) < n {
-			var entry struct {
-				Function []struct {
-					Name       string          `json:"name"`
-					Parameters json.RawMessage `json:"parameters"`
-				} `json:"function"`
-			}
-			if err := json.Unmarshal(sc.Bytes(), &entry); err != nil {
-				tb.Fatal(err)
-			}
-			for _, fn := range entry.Function {
-				if seen[fn.Name] || len(tools) >= n {
-					continue
-				}
-				seen[fn.Name] = true
-				// Re-indent as json.Marshal would keep it ("type": "dict" needs the space the files have).
-				params := bfclTypes.Replace(string(fn.Parameters))
-				tools = append(tools, Tool{Name: strings.ReplaceAll(fn.Name, ".", "_"), Parameters: json.RawMessage(params)})
-			}
-		}
-		f.Close()
-		if len(tools) >= n {
-			break
-		}
-	}
-	if len(tools) < n {
-		tb.Skipf("only %d distinct BFCL tools", len(tools))
+	for _, fn := range fixtures.BFCLFunctions(tb, n) {
+		tools = append(tools, Tool{Name: strings.ReplaceAll(fn.Name, ".", "_"), Parameters: fn.Parameters})
 	}
 	return tools
 }
