@@ -29,16 +29,25 @@ func TestConstraintCache(t *testing.T) {
 	}
 	changed := append([]chat.Tool(nil), constrainTools...)
 	changed[0].Function.Parameters = json.RawMessage(`{"type": "object", "properties": {"city": {"type": "string"}}}`)
-	for what, c := range map[string]*Constraint{
-		"another schema":     get(hermes, changed, auto, false),
-		"another choice":     get(hermes, constrainTools, ToolChoice{Mode: "required"}, false),
-		"reasoning open":     get(hermes, constrainTools, ToolChoice{Mode: "required"}, true),
-		"another family":     get(qwen, constrainTools, auto, false),
-		"a named function":   get(hermes, constrainTools, ToolChoice{Mode: "required", Name: "book_table"}, false),
-		"one call at a time": get(hermes, constrainTools, ToolChoice{Mode: "auto", Single: true}, false),
-	} {
-		if c == first {
-			t.Errorf("%s: got the cached constraint of another request", what)
+	// Each of these differs from every other in one thing: each must be a
+	// constraint of its own.
+	built := []struct {
+		what string
+		c    *Constraint
+	}{
+		{"the first", first},
+		{"another schema", get(hermes, changed, auto, false)},
+		{"another choice", get(hermes, constrainTools, ToolChoice{Mode: "required"}, false)},
+		{"reasoning open", get(hermes, constrainTools, ToolChoice{Mode: "required"}, true)},
+		{"another family", get(qwen, constrainTools, auto, false)},
+		{"a named function", get(hermes, constrainTools, ToolChoice{Mode: "required", Name: "book_table"}, false)},
+		{"one call at a time", get(hermes, constrainTools, ToolChoice{Mode: "auto", Single: true}, false)},
+	}
+	for a := range built {
+		for b := a + 1; b < len(built); b++ {
+			if built[a].c == built[b].c {
+				t.Errorf("%s and %s share one constraint", built[a].what, built[b].what)
+			}
 		}
 	}
 	// Six entries went in after the first, in a cache of three: it is gone.
