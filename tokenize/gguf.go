@@ -8,18 +8,9 @@ import (
 )
 
 // FromGGUF loads the tokenizer in the GGUF file at path (its metadata only;
-// tensor data is never read).
-func FromGGUF(path string) (*Tokenizer, error) {
-	g, err := template.ReadGGUFFile(path)
-	if err != nil {
-		return nil, err
-	}
-	t, err := FromGGUFMetadata(g)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return t, nil
-}
+// tensor data is never read), with the token types as the file writes them
+// (as Ollama reads it; FromGGUFFor reads it as another runtime).
+func FromGGUF(path string) (*Tokenizer, error) { return FromGGUFFor(path, Ollama) }
 
 // ggufPre maps tokenizer.ggml.pre to the pre-tokenizer llama.cpp uses for it
 // (llama-vocab.cpp) and whether it sets ignore_merges. Only the pre-tokenizers
@@ -41,13 +32,18 @@ func ggufPre(name string) (pre preTokenizer, ignoreMerges, addBOS bool, ok bool)
 	return nil, false, false, false
 }
 
-// FromGGUFMetadata builds the tokenizer that GGUF metadata describes.
-func FromGGUFMetadata(g *template.GGUF) (*Tokenizer, error) {
+// FromGGUFMetadata builds the tokenizer that GGUF metadata describes, as
+// Ollama reads it.
+func FromGGUFMetadata(g *template.GGUF) (*Tokenizer, error) { return FromGGUFMetadataFor(g, Ollama) }
+
+// FromGGUFMetadataFor builds the tokenizer that GGUF metadata describes, as
+// rt reads it.
+func FromGGUFMetadataFor(g *template.GGUF, rt Runtime) (*Tokenizer, error) {
 	model, _ := g.String("tokenizer.ggml.model")
 	switch model {
 	case "gpt2":
 	case "llama":
-		return fromGGUFSPM(g)
+		return fromGGUFSPM(g, rt)
 	case "":
 		return nil, fmt.Errorf("no tokenizer in the GGUF metadata (tokenizer.ggml.model missing)")
 	default:
@@ -61,7 +57,7 @@ func FromGGUFMetadata(g *template.GGUF) (*Tokenizer, error) {
 	if !ok {
 		return nil, fmt.Errorf("tokenizer.ggml.pre %q is not supported yet", preName)
 	}
-	tokens, types, err := ggufVocab(g)
+	tokens, types, err := ggufVocab(g, rt)
 	if err != nil {
 		return nil, err
 	}
@@ -82,8 +78,8 @@ func FromGGUFMetadata(g *template.GGUF) (*Tokenizer, error) {
 	return t, nil
 }
 
-// ggufVocab reads the tokens and their types.
-func ggufVocab(g *template.GGUF) ([]string, []TokenType, error) {
+// ggufVocab reads the tokens and their types, as rt reads them.
+func ggufVocab(g *template.GGUF, rt Runtime) ([]string, []TokenType, error) {
 	tokens, ok := g.Strings("tokenizer.ggml.tokens")
 	if !ok || len(tokens) == 0 {
 		return nil, nil, fmt.Errorf("tokenizer.ggml.tokens missing")
@@ -101,6 +97,9 @@ func ggufVocab(g *template.GGUF) ([]string, []TokenType, error) {
 			types[i] = TokenType(x)
 		}
 	}
+	if rt == LlamaCpp {
+		applyLlamaCppTypes(g, tokens, types)
+	}
 	return tokens, types, nil
 }
 
@@ -110,8 +109,8 @@ func ggufVocab(g *template.GGUF) ([]string, []TokenType, error) {
 // tokenizer.ggml.add_space_prefix is false), spaces written as "▁", merges
 // by the merged token's score, bytes' tokens for unknown characters, BOS
 // added unless tokenizer.ggml.add_bos_token is false.
-func fromGGUFSPM(g *template.GGUF) (*Tokenizer, error) {
-	tokens, types, err := ggufVocab(g)
+func fromGGUFSPM(g *template.GGUF, rt Runtime) (*Tokenizer, error) {
+	tokens, types, err := ggufVocab(g, rt)
 	if err != nil {
 		return nil, err
 	}

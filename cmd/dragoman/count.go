@@ -36,6 +36,11 @@ account for is counted as the template's.
 --model PATH      a Hugging Face model folder, a GGUF file or a template file
 --tokenizer FILE  a tokenizer.json or a GGUF file to count with; by default the
                   GGUF given as --model, or the tokenizer.json in its folder
+--runtime NAME    whose reading of a GGUF vocabulary to follow: ollama (the
+                  default: token types as the file writes them) or llamacpp
+                  (llama-server and serve --model: llama.cpp makes known
+                  end-of-generation and fill-in-the-middle markers control
+                  tokens, so "</s>" in a Qwen3 prompt is one token, not four)
 
 flags:
 `
@@ -46,6 +51,7 @@ func runCount(args []string, e *env) int {
 	tmplPath := fs.String("template", "", "a template `FILE`")
 	modelPath := fs.String("model", "", "model `PATH`: a Hugging Face folder, a GGUF file or a template file")
 	tokPath := fs.String("tokenizer", "", "a tokenizer.json or GGUF `FILE` to count with")
+	runtimeName := fs.String("runtime", "ollama", "read a GGUF vocabulary as `NAME` reads it: ollama or llamacpp")
 	reqPath := fs.String("request", "", "request JSON `FILE` (default stdin; - is stdin)")
 	name := fs.String("name", "", "named template to use (as dragoman render)")
 	asJSON := fs.Bool("json", false, "print the make-up as JSON")
@@ -64,6 +70,10 @@ func runCount(args []string, e *env) int {
 	case *tokPath == "" && *modelPath == "":
 		return fail(2, "no tokenizer: give --tokenizer FILE (a tokenizer.json or a GGUF) or --model PATH")
 	}
+	rt, err := tokenize.ParseRuntime(*runtimeName)
+	if err != nil {
+		return fail(2, "--runtime: %v", err)
+	}
 
 	data, err := readInput(*reqPath, e)
 	if err != nil {
@@ -81,7 +91,7 @@ func runCount(args []string, e *env) int {
 	for _, c := range src.Conflicts {
 		fmt.Fprintf(e.stderr, "dragoman count: note: %s\n", c)
 	}
-	tok, err := countTokenizer(*tokPath, *modelPath, src)
+	tok, err := countTokenizer(*tokPath, *modelPath, src, rt)
 	if err != nil {
 		return fail(1, "%v", err)
 	}
@@ -132,15 +142,15 @@ func runCount(args []string, e *env) int {
 
 // countTokenizer loads the tokenizer: --tokenizer (GGUF or tokenizer.json),
 // else the model's GGUF, else the tokenizer.json beside the model's template.
-func countTokenizer(tokPath, modelPath string, src *template.Source) (*tokenize.Tokenizer, error) {
+func countTokenizer(tokPath, modelPath string, src *template.Source, rt tokenize.Runtime) (*tokenize.Tokenizer, error) {
 	if tokPath != "" {
 		if isGGUF(tokPath) {
-			return tokenize.FromGGUF(tokPath)
+			return tokenize.FromGGUFFor(tokPath, rt)
 		}
 		return tokenize.FromTokenizerJSON(tokPath)
 	}
 	if src.Kind == template.KindGGUF {
-		return tokenize.FromGGUF(src.Path)
+		return tokenize.FromGGUFFor(src.Path, rt)
 	}
 	dir := modelPath
 	if src.Kind != template.KindHF {

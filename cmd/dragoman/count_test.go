@@ -71,6 +71,27 @@ func TestCount(t *testing.T) {
 	if r.status != 0 || !strings.Contains(r.stdout, "%  tool grep\n") {
 		t.Errorf("--tokenizer: status %d %q %q", r.status, r.stdout, r.stderr)
 	}
+	// A system prompt that starts "</s>You": one token more than "You" when
+	// the vocabulary is read as llama.cpp reads it (one control token), two
+	// more as Ollama reads it (plain text: "</", "s", ">You").
+	endS := strings.Replace(countRequest, `"content": "`, `"content": "</s>`, 1)
+	totals := map[string]int{}
+	for _, rt := range []string{"ollama", "llamacpp"} {
+		for _, req := range []string{countRequest, endS} {
+			j := dragoman(t, req, nil, "count", "--model", gguf, "--runtime", rt, "--json")
+			var v struct{ Total int }
+			if err := json.Unmarshal([]byte(j.stdout), &v); err != nil || j.status != 0 {
+				t.Fatalf("--runtime %s: status %d, %v: %q %q", rt, j.status, err, j.stdout, j.stderr)
+			}
+			totals[rt] -= v.Total
+			if req == endS {
+				totals[rt] += 2 * v.Total
+			}
+		}
+	}
+	if totals["llamacpp"] != 1 || totals["ollama"] != 2 {
+		t.Errorf(`tokens "</s>" adds: %v; want llamacpp 1, ollama 2`, totals)
+	}
 	// A template that refuses the request: status 1 and the template's error.
 	raise := write(t, dir, "raise.jinja", "{{ raise_exception('no tools here') }}")
 	r = dragoman(t, countRequest, nil, "count", "--template", raise, "--tokenizer", gguf)
@@ -102,6 +123,7 @@ func TestCountErrors(t *testing.T) {
 		{[]string{"count", "--template", tmpl, "--model", tmpl}, countRequest, 2, "not both"},
 		{[]string{"count", "--template", tmpl, "--tokenizer", filepath.Join(dir, "missing.json")}, countRequest, 1, "missing.json"},
 		{[]string{"count", "--model", tmpl}, countRequest, 1, "no tokenizer: " + dir + " has no tokenizer.json"},
+		{[]string{"count", "--model", tmpl, "--runtime", "vllm"}, countRequest, 2, `--runtime: unknown runtime "vllm"`},
 	} {
 		r := dragoman(t, c.stdin, nil, c.args...)
 		if r.status != c.status || !strings.Contains(r.stderr, c.stderr) {
