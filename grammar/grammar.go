@@ -177,13 +177,41 @@ func sanitizeName(s string) string {
 // Literal returns s as a GBNF string literal: quotes, backslashes and control characters escaped,
 // characters that are not printable written as \xHH, \uHHHH or \UHHHHHHHH, the rest as UTF-8.
 func Literal(s string) string {
-	var b []byte
+	if plainLiteral(s) {
+		switch s { // the schema converter's punctuation, without an allocation
+		case "{":
+			return `"{"`
+		case "}":
+			return `"}"`
+		case "[":
+			return `"["`
+		case "]":
+			return `"]"`
+		case ":":
+			return `":"`
+		case ",":
+			return `","`
+		}
+		return `"` + s + `"`
+	}
+	b := make([]byte, 0, len(s)+8)
 	b = append(b, '"')
 	b = appendLiteralBody(b, s)
 	return string(append(b, '"'))
 }
 
-func appendLiteralBody(b []byte, s string) []byte {
+// plainLiteral reports whether s is printable ASCII with nothing to escape in a literal.
+func plainLiteral(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// appendLiteralBody writes s as the inside of a GBNF literal (for a string or the bytes of one).
+func appendLiteralBody[T string | []byte](b []byte, s T) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -204,11 +232,21 @@ func appendLiteralBody(b []byte, s string) []byte {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		r, size := decodeRune(s[i:])
 		b = appendRune(b, r, false)
 		i += size
 	}
 	return b
+}
+
+func decodeRune[T string | []byte](s T) (rune, int) {
+	switch v := any(s).(type) {
+	case string:
+		return utf8.DecodeRuneInString(v)
+	case []byte:
+		return utf8.DecodeRune(v)
+	}
+	panic("unreachable")
 }
 
 // appendRune writes r as it appears inside a literal (inClass false) or a character class.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -46,19 +47,49 @@ func (v *jvalue) get(key string) *jvalue {
 type jreader struct {
 	s   string
 	pos int
-	// nodes are allocated in chunks, and members gathered on a shared stack and copied out once per
-	// object or array, to keep allocations per schema low.
-	slab  []jvalue
-	keys  []string
-	vals  []*jvalue
-	chunk int
+	// Nodes and the members' slices are carved from arenas that the reader keeps between documents
+	// (readers are pooled), so reading a schema allocates almost nothing once the pool is warm. A
+	// document's tree is valid until its reader is put back.
+	nodes  [][]jvalue // chunks of nodes; chunk ci is in use up to ni
+	ci     int
+	ni     int
+	keys   []string  // members gathered while an object is read, copied out once it ends
+	vals   []*jvalue // members' values or array elements, likewise
+	karena []string  // where objects' keys are copied
+	varena []*jvalue // where objects' values and arrays' elements are copied
 }
 
+var readers = sync.Pool{New: func() any { return new(jreader) }}
+
+// readJSON reads the JSON document s with a pooled reader; release the reader once the tree is no
+// longer used (nothing of the tree may be kept then; its strings may, they point into s).
+func readJSON(s string) (*jreader, *jvalue, error) {
+	r := readers.Get().(*jreader)
+	r.reset(s)
+	r.ws()
+	v, err := r.value(0)
+	if err == nil {
+		r.ws()
+		if r.pos != len(r.s) {
+			err = r.fail("trailing text")
+		}
+	}
+	if err != nil {
+		r.release()
+		return nil, nil, err
+	}
+	return r, v, nil
+}
+
+func (r *jreader) release() {
+	r.s = ""
+	readers.Put(r)
+}
+
+// parseJSON reads s into a tree of its own (not pooled).
 func parseJSON(s string) (*jvalue, error) {
-	// One slab for the whole document: every value but the first follows a
-	// ':', a ',' or a '[' (those inside strings make it an overestimate).
-	nodes := 1 + strings.Count(s, ":") + strings.Count(s, ",") + strings.Count(s, "[")
-	r := &jreader{s: s, chunk: min(nodes, 4096)}
+	r := new(jreader)
+	r.reset(s)
 	r.ws()
 	v, err := r.value(0)
 	if err != nil {
@@ -71,18 +102,54 @@ func parseJSON(s string) (*jvalue, error) {
 	return v, nil
 }
 
+func (r *jreader) reset(s string) {
+	r.s, r.pos, r.ci, r.ni = s, 0, 0, 0
+	r.keys, r.vals = r.keys[:0], r.vals[:0]
+	r.karena, r.varena = r.karena[:0], r.varena[:0]
+}
+
 func (r *jreader) fail(what string) error {
 	return errors.New("invalid JSON at byte " + strconv.Itoa(r.pos) + ": " + what)
 }
 
 func (r *jreader) alloc() *jvalue {
-	if len(r.slab) == 0 {
-		r.slab = make([]jvalue, r.chunk)
-		r.chunk = min(2*r.chunk, 256)
+	for r.ci < len(r.nodes) && r.ni == len(r.nodes[r.ci]) {
+		r.ci, r.ni = r.ci+1, 0
 	}
-	v := &r.slab[0]
-	r.slab = r.slab[1:]
+	if r.ci == len(r.nodes) {
+		// Size the first chunk from the document: every value but the first follows a ':', a ',' or
+		// a '[' (those inside strings make it an overestimate).
+		n := 256
+		if r.ci == 0 {
+			n = max(16, 1+strings.Count(r.s, ":")+strings.Count(r.s, ",")+strings.Count(r.s, "["))
+		}
+		r.nodes = append(r.nodes, make([]jvalue, n))
+		r.ni = 0
+	}
+	v := &r.nodes[r.ci][r.ni]
+	r.ni++
+	*v = jvalue{}
 	return v
+}
+
+// copyKeys and copyVals copy a finished object's or array's members into the arenas. The arenas are
+// append-only while a document is read: a full one is replaced, never moved, so earlier slices stay.
+func (r *jreader) copyKeys(ks []string) []string {
+	if len(r.karena)+len(ks) > cap(r.karena) {
+		r.karena = make([]string, 0, max(256, 2*cap(r.karena), len(ks)))
+	}
+	n := len(r.karena)
+	r.karena = append(r.karena, ks...)
+	return r.karena[n:len(r.karena):len(r.karena)]
+}
+
+func (r *jreader) copyVals(vs []*jvalue) []*jvalue {
+	if len(r.varena)+len(vs) > cap(r.varena) {
+		r.varena = make([]*jvalue, 0, max(256, 2*cap(r.varena), len(vs)))
+	}
+	n := len(r.varena)
+	r.varena = append(r.varena, vs...)
+	return r.varena[n:len(r.varena):len(r.varena)]
 }
 
 func (r *jreader) ws() {
@@ -142,8 +209,8 @@ func (r *jreader) value(depth int) (*jvalue, error) {
 			}
 			if r.pos < len(r.s) && r.s[r.pos] == '}' {
 				r.pos++
-				v.keys = append([]string(nil), r.keys[kbase:]...)
-				v.vals = append([]*jvalue(nil), r.vals[base:]...)
+				v.keys = r.copyKeys(r.keys[kbase:])
+				v.vals = r.copyVals(r.vals[base:])
 				r.keys, r.vals = r.keys[:kbase], r.vals[:base]
 				return v, nil
 			}
@@ -173,7 +240,7 @@ func (r *jreader) value(depth int) (*jvalue, error) {
 			}
 			if r.pos < len(r.s) && r.s[r.pos] == ']' {
 				r.pos++
-				v.vals = append([]*jvalue(nil), r.vals[base:]...)
+				v.vals = r.copyVals(r.vals[base:])
 				r.vals = r.vals[:base]
 				return v, nil
 			}
@@ -244,6 +311,18 @@ func (r *jreader) digits() bool {
 func (r *jreader) string() (string, error) {
 	r.pos++
 	start := r.pos
+	// Most strings have no escape: find the closing quote and check what lies before it.
+	if q := strings.IndexByte(r.s[start:], '"'); q >= 0 {
+		seg := r.s[start : start+q]
+		plain := strings.IndexByte(seg, '\\') < 0
+		for i := 0; plain && i < len(seg); i++ {
+			plain = seg[i] >= 0x20
+		}
+		if plain {
+			r.pos = start + q + 1
+			return seg, nil
+		}
+	}
 	for r.pos < len(r.s) {
 		c := r.s[r.pos]
 		switch {

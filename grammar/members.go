@@ -29,14 +29,13 @@ func AddMembers(g *Grammar, prefix string, schema json.RawMessage, opts Options)
 	if len(bytes.TrimSpace(schema)) == 0 || string(bytes.TrimSpace(schema)) == "null" {
 		return nil, nil, nil
 	}
-	doc, err := parseJSON(string(schema))
+	r, doc, err := readJSON(string(schema))
 	if err != nil {
 		return nil, nil, fmt.Errorf("grammar: schema: %w", err)
 	}
-	if opts.MaxRepetition <= 0 {
-		opts.MaxRepetition = DefaultMaxRepetition
-	}
-	sg := &schemaGen{g: g, opts: opts, doc: doc, prefix: sanitizeName(prefix)}
+	defer r.release()
+	sg := newSchemaGen(g, opts)
+	sg.start(doc, prefix)
 	sg.top = sg.prefix // a "#" reference inside a property means the whole arguments object
 	obj := sg.deref(doc)
 	if obj == nil || obj.kind != jObject {

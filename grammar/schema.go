@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -88,24 +89,44 @@ func FromJSONSchema(schema json.RawMessage, opts Options) (*Grammar, []string, e
 // is not JSON or that no value can satisfy (an empty enum, false, maxItems below minItems, …); g may
 // then hold some of the rules and should be discarded.
 func AddSchema(g *Grammar, prefix string, schema json.RawMessage, opts Options) (rule string, warnings []string, err error) {
-	var doc *jvalue
-	if len(bytes.TrimSpace(schema)) == 0 {
-		doc = &jvalue{kind: jTrue}
-	} else if doc, err = parseJSON(string(schema)); err != nil {
-		return "", nil, fmt.Errorf("grammar: schema: %w", err)
-	}
+	return newSchemaGen(g, opts).add(prefix, schema)
+}
+
+func newSchemaGen(g *Grammar, opts Options) *schemaGen {
 	if opts.MaxRepetition <= 0 {
 		opts.MaxRepetition = DefaultMaxRepetition
 	}
-	sg := &schemaGen{g: g, opts: opts, doc: doc, prefix: sanitizeName(prefix)}
-	top := g.alloc(sg.prefix)
+	return &schemaGen{g: g, opts: opts}
+}
+
+// add is AddSchema with this generator; a generator adds one schema at a time and keeps its buffers
+// for the next.
+func (sg *schemaGen) add(prefix string, schema json.RawMessage) (rule string, warnings []string, err error) {
+	doc := &jvalue{kind: jTrue}
+	if len(bytes.TrimSpace(schema)) > 0 {
+		r, d, err := readJSON(string(schema))
+		if err != nil {
+			return "", nil, fmt.Errorf("grammar: schema: %w", err)
+		}
+		defer r.release()
+		doc = d
+	}
+	sg.start(doc, prefix)
+	top := sg.g.alloc(sg.prefix)
 	sg.top = top
 	e, err := sg.expr(doc, top)
 	if err != nil {
 		return "", sg.warnings, err
 	}
-	g.Rule(top, e.text)
+	sg.g.Rule(top, e.text)
 	return top, sg.warnings, nil
+}
+
+// start readies the generator for the schema doc, whose rules are named after prefix.
+func (sg *schemaGen) start(doc *jvalue, prefix string) {
+	sg.doc, sg.prefix, sg.top = doc, sanitizeName(prefix), ""
+	sg.refs, sg.warnings, sg.depth = nil, nil, 0
+	sg.path = sg.pathBuf[:0]
 }
 
 // SchemaError is a schema no JSON value satisfies, or one the converter cannot read; Path is the JSON
@@ -130,6 +151,9 @@ type schemaGen struct {
 	warnings []string
 	depth    int
 	scratch  []byte
+	text     []byte // where an object's text is built before it is made a string
+	members  []byte // the members' texts of the objects being built, innermost last
+	pathBuf  [16]string
 }
 
 // An expression under construction: its text and its shape, which decides whether it needs parentheses
@@ -347,10 +371,12 @@ func (sg *schemaGen) arrayRule() string {
 // jsonLiteral is the GBNF literal for v written as compact JSON.
 func (sg *schemaGen) jsonLiteral(v *jvalue) string {
 	sg.scratch = appendJSON(sg.scratch[:0], v)
-	b := make([]byte, 0, len(sg.scratch)+8)
-	b = append(b, '"')
-	b = appendLiteralBody(b, string(sg.scratch))
-	return string(append(b, '"'))
+	n := len(sg.scratch)
+	sg.scratch = append(sg.scratch, '"')
+	// The literal is written after the JSON in the same buffer; the JSON part is only read.
+	sg.scratch = appendLiteralBody(sg.scratch, sg.scratch[:n])
+	sg.scratch = append(sg.scratch, '"')
+	return string(sg.scratch[n:])
 }
 
 // knownKeyword reports whether the converter reads the keyword or ignores it as an annotation.
@@ -448,6 +474,13 @@ func (sg *schemaGen) expr(s *jvalue, hint string) (expr, error) {
 		return sg.expr(merged, hint)
 	}
 	t := s.get("type")
+	if t != nil && t.kind == jString { // the usual case, without the list
+		e, err := sg.typed(s, t.str, hint)
+		if err != nil {
+			return expr{}, err
+		}
+		return sg.nullable(s, e), nil
+	}
 	var types []string
 	switch {
 	case t == nil:
@@ -613,17 +646,20 @@ func complexSchema(s *jvalue) bool {
 	return false
 }
 
-// member is one member of an object body: kv is its text ("key" ws ":" ws value ws), or for the
-// additional members the name of the rule for one of them (extra set).
+// member is one member of an object body: its text ("key" ws ":" ws value ws), or for the additional
+// members the name of the rule for one of them (extra set), held in sg.members[start:end].
 type member struct {
-	kv       string
-	optional bool
-	extra    bool
+	start, end int
+	optional   bool
+	extra      bool
 }
+
+// kv is the member's text.
+func (sg *schemaGen) kv(m member) []byte { return sg.members[m.start:m.end] }
 
 // first writes m when nothing precedes it in the object.
 func (sg *schemaGen) first(b []byte, m member, ws string) []byte {
-	b = append(b, m.kv...)
+	b = append(b, sg.kv(m)...)
 	if m.extra {
 		b = append(b, ' ')
 		b = sg.more(b, m, ws)
@@ -644,7 +680,7 @@ func (sg *schemaGen) follow(b []byte, m member, ws string) []byte {
 		b = append(b, ws...)
 		b = append(b, ' ')
 	}
-	b = append(b, m.kv...)
+	b = append(b, sg.kv(m)...)
 	if m.optional {
 		b = append(b, ")?"...)
 	}
@@ -658,8 +694,30 @@ func (sg *schemaGen) more(b []byte, m member, ws string) []byte {
 		b = append(b, ws...)
 		b = append(b, ' ')
 	}
-	b = append(b, m.kv...)
+	b = append(b, sg.kv(m)...)
 	return append(b, ")*"...)
+}
+
+// addMember writes a member's text to sg.members: "key" ws ":" ws value ws.
+func (sg *schemaGen) addMember(key, value, ws string, optional bool) member {
+	start := len(sg.members)
+	sg.scratch = appendJSONString(sg.scratch[:0], key)
+	b := append(sg.members, '"')
+	b = appendLiteralBody(b, sg.scratch)
+	b = append(b, `" `...)
+	if ws != "" {
+		b = append(append(b, ws...), ' ')
+	}
+	b = append(b, `":" `...)
+	if ws != "" {
+		b = append(append(b, ws...), ' ')
+	}
+	b = append(b, value...)
+	if ws != "" {
+		b = append(append(b, ' '), ws...)
+	}
+	sg.members = b
+	return member{start: start, end: len(b), optional: optional}
 }
 
 func (sg *schemaGen) object(s *jvalue, hint string) (expr, error) {
@@ -669,12 +727,12 @@ func (sg *schemaGen) object(s *jvalue, hint string) (expr, error) {
 		sg.warn("properties is not an object; ignored")
 		props = nil
 	}
-	required := map[string]bool{}
+	// Objects have few members: slices searched in order cost less than maps here.
 	var reqOrder []string
 	if r := s.get("required"); r != nil && r.kind == jArray {
+		reqOrder = make([]string, 0, len(r.vals))
 		for _, v := range r.vals {
-			if v.kind == jString && !required[v.str] {
-				required[v.str] = true
+			if v.kind == jString && !slices.Contains(reqOrder, v.str) {
 				reqOrder = append(reqOrder, v.str)
 			}
 		}
@@ -690,73 +748,42 @@ func (sg *schemaGen) object(s *jvalue, hint string) (expr, error) {
 		return atom(sg.objectRule()), nil
 	}
 
-	var members []member
-	declared := map[string]bool{}
-	kv := func(key, value string) string {
-		sg.scratch = appendJSONString(sg.scratch[:0], key)
-		b := make([]byte, 0, len(sg.scratch)+len(value)+2*len(ws)+16)
-		b = append(b, '"')
-		b = appendLiteralBody(b, string(sg.scratch))
-		b = append(b, `" `...)
-		if ws != "" {
-			b = append(b, ws...)
-			b = append(b, ' ')
-		}
-		b = append(b, `":" `...)
-		if ws != "" {
-			b = append(b, ws...)
-			b = append(b, ' ')
-		}
-		b = append(b, value...)
-		if ws != "" {
-			b = append(b, ' ')
-			b = append(b, ws...)
-		}
-		return string(b)
-	}
-	add := func(key string, vs *jvalue) error {
-		declared[key] = true
-		if vs != nil && vs.kind == jFalse {
-			if required[key] {
-				return sg.fail("required property %q has schema false", key)
-			}
-			return nil
-		}
-		v, err := sg.valueAtom(vs, hint+"-"+key)
-		if err != nil {
-			return err
-		}
-		members = append(members, member{kv: kv(key, v), optional: !required[key]})
-		return nil
-	}
+	// The members' texts go on sg.members after whatever enclosing objects keep there, and are
+	// dropped when this object's text is made.
+	mark := len(sg.members)
+	defer func() { sg.members = sg.members[:mark] }()
+	var keys []string
 	if props != nil {
-		for _, key := range props.keys {
-			if declared[key] {
-				continue // a repeated key: the first place, the last schema (as get reads it)
-			}
-			sg.push("properties", key)
-			err := add(key, props.get(key))
-			sg.pop(2)
-			if err != nil {
-				return expr{}, err
-			}
+		keys = props.keys
+	}
+	members := make([]member, 0, len(keys)+len(reqOrder)+1)
+	for i, key := range keys {
+		if slices.Contains(keys[:i], key) {
+			continue // a repeated key: the first place, the last schema (as get reads it)
+		}
+		sg.push("properties", key)
+		m, ok, err := sg.objectMember(props.get(key), hint, key, ws, slices.Contains(reqOrder, key))
+		sg.pop(2)
+		if err != nil {
+			return expr{}, err
+		}
+		if ok {
+			members = append(members, m)
 		}
 	}
 	for _, key := range reqOrder {
-		if !declared[key] {
-			sg.warn("required property %q is not in properties; added after them", key)
-			var vs *jvalue
-			if extraSchema != nil {
-				vs = extraSchema
-			} else if addl != nil && addl.kind == jFalse {
-				vs = nil
-			}
-			sg.push("required")
-			err := add(key, vs)
-			sg.pop(1)
-			if err != nil {
-				return expr{}, err
-			}
+		if slices.Contains(keys, key) {
+			continue
+		}
+		sg.warn("required property %q is not in properties; added after them", key)
+		sg.push("required")
+		m, ok, err := sg.objectMember(extraSchema, hint, key, ws, true)
+		sg.pop(1)
+		if err != nil {
+			return expr{}, err
+		}
+		if ok {
+			members = append(members, m)
 		}
 	}
 	if extra {
@@ -774,20 +801,58 @@ func (sg *schemaGen) object(s *jvalue, hint string) (expr, error) {
 		}
 		name := sg.g.alloc(hint + "-extra")
 		sg.g.Rule(name, seq(sg.stringRule(0, -1), ws, Literal(":"), ws, v, ws))
-		members = append(members, member{kv: name, optional: true, extra: true})
+		start := len(sg.members)
+		sg.members = append(sg.members, name...)
+		members = append(members, member{start: start, end: len(sg.members), optional: true, extra: true})
 	}
-	return seqExpr(Literal("{"), ws, sg.body(members, hint), Literal("}")), nil
+	b := append(sg.text[:0], `"{" `...)
+	if ws != "" {
+		b = append(append(b, ws...), ' ')
+	}
+	if len(members) > 0 {
+		b = append(sg.appendBody(b, members, hint), ' ')
+	}
+	b = append(b, `"}"`...)
+	sg.text = b
+	return expr{string(b), kSeq}, nil
 }
 
-// body is the text of an object's members between its braces: the members in order, each optional one
+// objectMember is the member key with schema vs (nil: any value); ok is false for a property whose
+// schema is false, which the object then lacks.
+func (sg *schemaGen) objectMember(vs *jvalue, hint, key, ws string, required bool) (m member, ok bool, err error) {
+	if vs != nil && vs.kind == jFalse {
+		if required {
+			return member{}, false, sg.fail("required property %q has schema false", key)
+		}
+		return member{}, false, nil
+	}
+	v, err := sg.valueAtom(vs, joinName(hint, key))
+	if err != nil {
+		return member{}, false, err
+	}
+	return sg.addMember(key, v, ws, !required), true, nil
+}
+
+// joinName is hint-key as a rule name (characters a name may not hold written as '-').
+func joinName(hint, key string) string {
+	b := make([]byte, 0, len(hint)+1+len(key))
+	b = append(append(b, hint...), '-')
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if !isNameByte(c) {
+			c = '-'
+		}
+		b = append(b, c)
+	}
+	return string(b)
+}
+
+// appendBody writes an object's members between its braces: the members in order, each optional one
 // possibly left out, commas exactly between those present. Everything before the first required member
 // may be left out, so the body is one alternative per member that can come first, each followed by the
 // rest of the members with their leading commas; when there is more than one such alternative the rests
 // are shared through a chain of rules hint-rest1, hint-rest2, … (rest i = member i then rest i+1).
-func (sg *schemaGen) body(ms []member, hint string) string {
-	if len(ms) == 0 {
-		return ""
-	}
+func (sg *schemaGen) appendBody(b []byte, ms []member, hint string) []byte {
 	ws := sg.ws()
 	firstRequired := len(ms)
 	for i, m := range ms {
@@ -796,38 +861,33 @@ func (sg *schemaGen) body(ms []member, hint string) string {
 			break
 		}
 	}
-	n := 0
-	for _, m := range ms {
-		n += len(m.kv) + len(ws) + 12
-	}
 	if firstRequired == 0 {
-		b := make([]byte, 0, n)
 		b = sg.first(b, ms[0], ws)
 		for _, m := range ms[1:] {
 			b = append(b, ' ')
 			b = sg.follow(b, m, ws)
 		}
-		return string(b)
+		return b
 	}
 	if len(ms) == 1 {
-		return string(append(sg.first(append(make([]byte, 0, n+3), '('), ms[0], ws), ")?"...))
+		return append(sg.first(append(b, '('), ms[0], ws), ")?"...)
 	}
 	rest := make([]string, len(ms)+1) // rest[i]: members i.. after something, as one element
 	for i := 1; i < len(ms); i++ {
 		rest[i] = sg.g.alloc(hint + "-rest" + strconv.Itoa(i))
 	}
 	for i := len(ms) - 1; i >= 1; i-- {
-		b := sg.follow(make([]byte, 0, len(ms[i].kv)+len(ws)+len(rest[i+1])+16), ms[i], ws)
+		r := sg.follow(sg.scratch[:0], ms[i], ws)
 		if rest[i+1] != "" {
-			b = append(append(b, ' '), rest[i+1]...)
+			r = append(append(r, ' '), rest[i+1]...)
 		}
-		sg.g.Rule(rest[i], string(b))
+		sg.scratch = r
+		sg.g.Rule(rest[i], string(r))
 	}
 	last := firstRequired
 	if last == len(ms) {
 		last = len(ms) - 1
 	}
-	b := make([]byte, 0, n+(last+1)*24)
 	b = append(b, '(')
 	for i := 0; i <= last; i++ {
 		if i > 0 {
@@ -842,7 +902,7 @@ func (sg *schemaGen) body(ms []member, hint string) string {
 	if firstRequired == len(ms) {
 		b = append(b, '?')
 	}
-	return string(b)
+	return b
 }
 
 func (sg *schemaGen) array(s *jvalue, hint string) (expr, error) {

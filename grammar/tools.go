@@ -37,7 +37,7 @@ func Tools(tools []Tool, opts Options) (*ToolGrammar, error) {
 	g := newSized(16 + 6*len(tools))
 	root := g.alloc("root")
 	tg := &ToolGrammar{Grammar: g, Args: make([]string, len(tools)), Call: make([]string, len(tools))}
-	sg := &schemaGen{g: g, opts: opts}
+	sg := newSchemaGen(g, opts)
 	ws := sg.ws()
 	calls := make([]string, len(tools))
 	for i, t := range tools {
@@ -46,7 +46,7 @@ func Tools(tools []Tool, opts Options) (*ToolGrammar, error) {
 		if len(params) == 0 || string(params) == "null" {
 			params = json.RawMessage(`{"type":"object","properties":{}}`)
 		}
-		args, warns, err := AddSchema(g, base+"-args", params, opts)
+		args, warns, err := sg.add(base+"-args", params)
 		for _, w := range warns {
 			tg.Warnings = append(tg.Warnings, t.Name+": "+w)
 		}
