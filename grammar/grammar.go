@@ -86,9 +86,12 @@ func (g *Grammar) Rule(name, expr string) {
 	if !ValidName(name) {
 		panic(fmt.Sprintf("grammar: invalid rule name %q", name))
 	}
-	g.mu.Lock()
-	g.compiled, g.cerr = nil, nil
-	g.mu.Unlock()
+	// Rules are not added while the grammar is read, so only a grammar already compiled needs the lock.
+	if g.compiled != nil || g.cerr != nil {
+		g.mu.Lock()
+		g.compiled, g.cerr = nil, nil
+		g.mu.Unlock()
+	}
 	if i, ok := g.index[name]; ok {
 		g.rules[i] = ruleDef{name: name, expr: expr}
 		return
@@ -135,11 +138,20 @@ func (g *Grammar) String() string {
 	}
 	var b strings.Builder
 	b.Grow(n)
-	for _, r := range g.Rules() {
-		b.WriteString(r.Name)
+	write := func(r ruleDef) {
+		b.WriteString(r.name)
 		b.WriteString(" ::= ")
-		b.WriteString(r.Expr)
+		b.WriteString(r.expr)
 		b.WriteByte('\n')
+	}
+	root, hasRoot := g.index["root"]
+	if hasRoot {
+		write(g.rules[root])
+	}
+	for i, r := range g.rules {
+		if !hasRoot || i != root {
+			write(r)
+		}
 	}
 	return b.String()
 }

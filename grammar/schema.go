@@ -92,6 +92,9 @@ func AddSchema(g *Grammar, prefix string, schema json.RawMessage, opts Options) 
 	return newSchemaGen(g, opts).add(prefix, schema)
 }
 
+// anySchema is the schema true, for an empty one (read only).
+var anySchema = jvalue{kind: jTrue}
+
 func newSchemaGen(g *Grammar, opts Options) *schemaGen {
 	if opts.MaxRepetition <= 0 {
 		opts.MaxRepetition = DefaultMaxRepetition
@@ -102,7 +105,7 @@ func newSchemaGen(g *Grammar, opts Options) *schemaGen {
 // add is AddSchema with this generator; a generator adds one schema at a time and keeps its buffers
 // for the next.
 func (sg *schemaGen) add(prefix string, schema json.RawMessage) (rule string, warnings []string, err error) {
-	doc := &jvalue{kind: jTrue}
+	doc := &anySchema
 	if len(bytes.TrimSpace(schema)) > 0 {
 		r, d, err := readJSON(string(schema))
 		if err != nil {
@@ -179,17 +182,18 @@ func seq(parts ...string) string {
 	for _, p := range parts {
 		n += len(p) + 1
 	}
-	b := make([]byte, 0, n)
+	var b strings.Builder
+	b.Grow(n)
 	for _, p := range parts {
 		if p == "" {
 			continue
 		}
-		if len(b) > 0 {
-			b = append(b, ' ')
+		if b.Len() > 0 {
+			b.WriteByte(' ')
 		}
-		b = append(b, p...)
+		b.WriteString(p)
 	}
-	return string(b)
+	return b.String()
 }
 
 func seqExpr(parts ...string) expr {
@@ -210,11 +214,19 @@ func alts(es []expr) expr {
 	if len(es) == 1 {
 		return es[0]
 	}
-	parts := make([]string, len(es))
-	for i, e := range es {
-		parts[i] = e.text
+	n := 0
+	for _, e := range es {
+		n += len(e.text) + 3
 	}
-	return expr{strings.Join(parts, " | "), kAlt}
+	var b strings.Builder
+	b.Grow(n)
+	for i, e := range es {
+		if i > 0 {
+			b.WriteString(" | ")
+		}
+		b.WriteString(e.text)
+	}
+	return expr{b.String(), kAlt}
 }
 
 func (sg *schemaGen) pathString() string {
@@ -368,6 +380,69 @@ func (sg *schemaGen) arrayRule() string {
 	return name
 }
 
+// enum is the alternation of the values' literals, each value once, in their order.
+func (sg *schemaGen) enum(vals []*jvalue) expr {
+	// Each literal is written after the alternation so far in sg.text; one already there is dropped.
+	b := sg.text[:0]
+	var lits [16][2]int // the first literals' places, to find repeats without a map
+	n := 0
+	for _, v := range vals {
+		sep := len(b)
+		if n > 0 {
+			b = append(b, " | "...)
+		}
+		start := len(b)
+		sg.scratch = appendJSON(sg.scratch[:0], v)
+		b = append(b, '"')
+		b = appendLiteralBody(b, sg.scratch)
+		b = append(b, '"')
+		lit := b[start:]
+		repeat := false
+		if n <= len(lits) {
+			for _, l := range lits[:n] {
+				if string(b[l[0]:l[1]]) == string(lit) {
+					repeat = true
+					break
+				}
+			}
+		} else {
+			repeat = bytes.Contains(b[:sep], lit) && sg.enumRepeats(b[:sep], lit)
+		}
+		if repeat {
+			b = b[:sep]
+			continue
+		}
+		if n < len(lits) {
+			lits[n] = [2]int{start, len(b)}
+		}
+		n++
+	}
+	sg.text = b
+	if n == 1 {
+		return atom(string(b))
+	}
+	return expr{string(b), kAlt}
+}
+
+// enumRepeats reports whether the literal lit is one of the alternatives in alternation.
+func (sg *schemaGen) enumRepeats(alternation, lit []byte) bool {
+	for len(alternation) > 0 {
+		// Alternatives are literals separated by " | "; a literal's own quotes are escaped inside it.
+		end := bytes.Index(alternation, []byte(`" | "`))
+		alt := alternation
+		if end >= 0 {
+			alt = alternation[:end+1]
+			alternation = alternation[end+4:]
+		} else {
+			alternation = nil
+		}
+		if bytes.Equal(alt, lit) {
+			return true
+		}
+	}
+	return false
+}
+
 // jsonLiteral is the GBNF literal for v written as compact JSON.
 func (sg *schemaGen) jsonLiteral(v *jvalue) string {
 	sg.scratch = appendJSON(sg.scratch[:0], v)
@@ -432,16 +507,7 @@ func (sg *schemaGen) expr(s *jvalue, hint string) (expr, error) {
 		if e.kind != jArray || len(e.vals) == 0 {
 			return expr{}, sg.fail("enum is not a non-empty array")
 		}
-		var es []expr
-		seen := make(map[string]bool, len(e.vals))
-		for _, v := range e.vals {
-			lit := sg.jsonLiteral(v)
-			if !seen[lit] {
-				seen[lit] = true
-				es = append(es, atom(lit))
-			}
-		}
-		return sg.nullable(s, alts(es)), nil
+		return sg.nullable(s, sg.enum(e.vals)), nil
 	}
 	for _, kw := range [...]string{"anyOf", "oneOf"} {
 		if a := s.get(kw); a != nil {
@@ -835,16 +901,18 @@ func (sg *schemaGen) objectMember(vs *jvalue, hint, key, ws string, required boo
 
 // joinName is hint-key as a rule name (characters a name may not hold written as '-').
 func joinName(hint, key string) string {
-	b := make([]byte, 0, len(hint)+1+len(key))
-	b = append(append(b, hint...), '-')
+	var b strings.Builder
+	b.Grow(len(hint) + 1 + len(key))
+	b.WriteString(hint)
+	b.WriteByte('-')
 	for i := 0; i < len(key); i++ {
 		c := key[i]
 		if !isNameByte(c) {
 			c = '-'
 		}
-		b = append(b, c)
+		b.WriteByte(c)
 	}
-	return string(b)
+	return b.String()
 }
 
 // appendBody writes an object's members between its braces: the members in order, each optional one

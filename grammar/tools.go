@@ -54,9 +54,8 @@ func Tools(tools []Tool, opts Options) (*ToolGrammar, error) {
 			return nil, errors.New("grammar: tool " + t.Name + ": " + strings.TrimPrefix(err.Error(), "grammar: "))
 		}
 		call := g.alloc(base + "-call")
-		g.Rule(call, seq(Literal("{"), ws, Literal(`"name"`), ws, Literal(":"), ws,
-			Literal(string(appendJSONString(nil, t.Name))), ws, Literal(","), ws,
-			Literal(`"arguments"`), ws, Literal(":"), ws, args, ws, Literal("}")))
+		sg.scratch = appendJSONString(sg.scratch[:0], t.Name)
+		g.Rule(call, callRule(sg.text[:0], ws, sg.scratch, args))
 		tg.Args[i], tg.Call[i], calls[i] = args, call, call
 	}
 	g.Rule(root, strings.Join(calls, " | "))
@@ -141,6 +140,29 @@ func (c *Cache) Tools(tools []Tool, opts Options) (*ToolGrammar, error) {
 	c.order = append(c.order, key)
 	c.n++
 	return tg, nil
+}
+
+// callRule is the expression for {"name": <name>, "arguments": <args>}, with ws between the tokens,
+// written in b.
+func callRule(b []byte, ws string, nameJSON []byte, args string) string {
+	next := func(b []byte) []byte {
+		b = append(b, ' ')
+		if ws != "" {
+			b = append(append(b, ws...), ' ')
+		}
+		return b
+	}
+	b = append(b, `"{"`...)
+	b = append(next(b), `"\"name\""`...)
+	b = append(next(b), `":"`...)
+	b = append(next(b), '"')
+	b = append(appendLiteralBody(b, nameJSON), '"')
+	b = append(next(b), `","`...)
+	b = append(next(b), `"\"arguments\""`...)
+	b = append(next(b), `":"`...)
+	b = append(next(b), args...)
+	b = append(next(b), `"}"`...)
+	return string(b)
 }
 
 func sameTools(a, b []Tool) bool {

@@ -1,0 +1,87 @@
+package grammar
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// hasControl's eight-bytes-at-a-time test agrees with a byte loop on every
+// length, position and byte value near the boundary.
+func TestHasControl(t *testing.T) {
+	naive := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if s[i] < 0x20 {
+				return true
+			}
+		}
+		return false
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	edge := []byte{0x00, 0x1f, 0x20, 0x21, 0x7f, 0x80, 0x9f, 0xa0, 0xff, 'a'}
+	for n := 0; n < 40; n++ {
+		for trial := 0; trial < 200; trial++ {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = 0x20 + byte(rng.IntN(0xe0)) // no control byte
+			}
+			if n > 0 && trial%2 == 0 {
+				b[rng.IntN(n)] = edge[rng.IntN(len(edge))]
+			}
+			if got, want := hasControl(string(b)), naive(string(b)); got != want {
+				t.Fatalf("%q: %v, want %v", b, got, want)
+			}
+		}
+	}
+}
+
+// The reader's strings: plain ones sliced, escaped ones decoded, a raw
+// control character refused, the same answers as encoding/json.
+func TestReadJSONStrings(t *testing.T) {
+	for _, c := range []string{
+		`"plain"`, `"with \"escapes\" and \\ and \n"`, `"\u00e9\ud83d\ude00"`, `"a long string without any escape at all, longer than eight bytes"`,
+		"\"tab\there\"", "\"new\nline in a long string ........\"", `"unterminated`, `""`,
+	} {
+		var want string
+		wantErr := json.Unmarshal([]byte(c), &want)
+		r, v, err := readJSON(c)
+		if (err != nil) != (wantErr != nil) {
+			t.Errorf("%q: error %v, encoding/json %v", c, err, wantErr)
+			continue
+		}
+		if err != nil {
+			if strings.ContainsAny(c, "\t\n") && !strings.Contains(err.Error(), "control character") {
+				t.Errorf("%q: %v", c, err)
+			}
+			continue
+		}
+		if v.kind != jString || v.str != want {
+			t.Errorf("%q: %q, want %q", c, v.str, want)
+		}
+		r.release()
+	}
+}
+
+// A pooled reader gives each document a tree of its own: reading another
+// after releasing one changes nothing in a tree still held by another reader.
+func TestReadJSONPooled(t *testing.T) {
+	r1, a, err := readJSON(`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 10; i++ {
+		r2, b, err := readJSON(`{"type":"array","items":{"enum":[1,2,3]},"minItems":2}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(appendJSON(nil, b)); got != `{"type":"array","items":{"enum":[1,2,3]},"minItems":2}` {
+			t.Fatalf("second document: %s", got)
+		}
+		r2.release()
+	}
+	if got := string(appendJSON(nil, a)); got != `{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}` {
+		t.Errorf("first document after others were read: %s", got)
+	}
+	r1.release()
+}
