@@ -21,8 +21,24 @@ var gap = grammar.Repeat(grammar.Class(false, grammar.Range{Lo: ' ', Hi: ' '}, g
 
 // jsonName is a name as a JSON string literal, unquoted text for Tag.
 func jsonName(name string) string {
+	if plainName(name) {
+		return `"` + name + `"`
+	}
 	j, _ := json.Marshal(name)
 	return string(j)
+}
+
+// plainName reports whether a name is written in JSON as it is, between
+// quotes: letters, digits, '_', '-', '.', ':' and '/' (what function names
+// hold), nothing encoding/json would escape.
+func plainName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.' || c == ':' || c == '/') {
+			return false
+		}
+	}
+	return true
 }
 
 // blocks is the syntax of families that wrap each call in open/close

@@ -195,17 +195,28 @@ func argumentsSchema(t chat.Tool) json.RawMessage {
 // seqOf joins the non-empty GBNF expressions in sequence, each in
 // parentheses when it holds alternatives.
 func seqOf(parts ...string) string {
-	var out []string
+	n := 0
+	for _, p := range parts {
+		n += len(p) + 3
+	}
+	var b strings.Builder
+	b.Grow(n)
 	for _, p := range parts {
 		if p == "" {
 			continue
 		}
-		if strings.Contains(p, "|") && !(strings.HasPrefix(p, "(") && strings.HasSuffix(p, ")")) {
-			p = "(" + p + ")"
+		if b.Len() > 0 {
+			b.WriteByte(' ')
 		}
-		out = append(out, p)
+		if strings.IndexByte(p, '|') >= 0 && !(strings.HasPrefix(p, "(") && strings.HasSuffix(p, ")")) {
+			b.WriteByte('(')
+			b.WriteString(p)
+			b.WriteByte(')')
+			continue
+		}
+		b.WriteString(p)
 	}
-	return strings.Join(out, " ")
+	return b.String()
 }
 
 // Builder is what a family's CallSyntax.Call writes one call with: the
@@ -215,6 +226,7 @@ type Builder struct {
 	Tools []chat.Tool
 
 	opts     grammar.Options
+	conv     *grammar.Converter // made with opts when the first schema is added
 	args     []string
 	members  [][]grammar.Member
 	warnings []string
@@ -248,8 +260,7 @@ func (b *Builder) Name(i int) string { return grammar.Literal(b.Tools[i].Functio
 
 // JSONName is tools[i]'s name as a JSON string, as a GBNF literal.
 func (b *Builder) JSONName(i int) string {
-	j, _ := json.Marshal(b.Tools[i].Function.Name)
-	return grammar.Literal(string(j))
+	return grammar.Literal(jsonName(b.Tools[i].Function.Name))
 }
 
 // WS is the whitespace allowed between JSON tokens.
@@ -260,13 +271,21 @@ func (b *Builder) Args(i int) (string, error) {
 	if b.args[i] != "" {
 		return b.args[i], nil
 	}
-	rule, warns, err := grammar.AddSchema(b.G, "args-"+b.Tools[i].Function.Name, argumentsSchema(b.Tools[i]), b.opts)
+	rule, warns, err := b.converter().Add("args-"+b.Tools[i].Function.Name, argumentsSchema(b.Tools[i]))
 	b.warn(i, warns)
 	if err != nil {
 		return "", err
 	}
 	b.args[i] = rule
 	return rule, nil
+}
+
+// converter is the schema converter every tool's schema goes through (b.opts are set by then).
+func (b *Builder) converter() *grammar.Converter {
+	if b.conv == nil {
+		b.conv = grammar.NewConverter(b.G, b.opts)
+	}
+	return b.conv
 }
 
 func (b *Builder) warn(i int, warns []string) {
@@ -292,7 +311,7 @@ func (b *Builder) JSONCall(i int, nameKey, argsKey, extra string) (string, error
 // JSONString is the rule for any JSON string.
 func (b *Builder) JSONString() string {
 	if b.str == "" {
-		b.str, _, _ = grammar.AddSchema(b.G, "string-value", json.RawMessage(`{"type":"string"}`), b.opts)
+		b.str, _, _ = b.converter().Add("string-value", json.RawMessage(`{"type":"string"}`))
 	}
 	return b.str
 }
@@ -396,7 +415,7 @@ func (b *Builder) separated(tool int, parts []string, required []bool, sep strin
 // Members are tools[i]'s declared arguments with their JSON value rules.
 func (b *Builder) Members(i int) ([]grammar.Member, error) {
 	if b.members[i] == nil {
-		ms, warns, err := grammar.AddMembers(b.G, "arg-"+b.Tools[i].Function.Name, argumentsSchema(b.Tools[i]), b.opts)
+		ms, warns, err := b.converter().Members("arg-"+b.Tools[i].Function.Name, argumentsSchema(b.Tools[i]))
 		b.warn(i, warns)
 		if err != nil {
 			return nil, err

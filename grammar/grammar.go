@@ -206,10 +206,32 @@ func Literal(s string) string {
 		}
 		return `"` + s + `"`
 	}
+	if printableASCII(s) { // quotes and backslashes to escape: one allocation
+		var b strings.Builder
+		b.Grow(len(s) + 2 + strings.Count(s, `"`) + strings.Count(s, `\`))
+		b.WriteByte('"')
+		for i := 0; i < len(s); i++ {
+			if s[i] == '"' || s[i] == '\\' {
+				b.WriteByte('\\')
+			}
+			b.WriteByte(s[i])
+		}
+		b.WriteByte('"')
+		return b.String()
+	}
 	b := make([]byte, 0, len(s)+8)
 	b = append(b, '"')
 	b = appendLiteralBody(b, s)
 	return string(append(b, '"'))
+}
+
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // plainLiteral reports whether s is printable ASCII with nothing to escape in a literal.

@@ -26,6 +26,27 @@ type Member struct {
 // returns the properties in the schema's order (a required property missing from "properties" comes
 // after them). $ref inside the schema is followed, also for the object itself. Warnings are AddSchema's.
 func AddMembers(g *Grammar, prefix string, schema json.RawMessage, opts Options) ([]Member, []string, error) {
+	return newSchemaGen(g, opts).addMembers(prefix, schema)
+}
+
+// Converter adds JSON Schemas to one grammar, as AddSchema and AddMembers do, keeping its working
+// buffers from one schema to the next: the way to add many (a tool set's). Not safe for concurrent use.
+type Converter struct{ sg *schemaGen }
+
+// NewConverter returns a converter adding to g with the options.
+func NewConverter(g *Grammar, opts Options) *Converter { return &Converter{newSchemaGen(g, opts)} }
+
+// Add is AddSchema.
+func (c *Converter) Add(prefix string, schema json.RawMessage) (rule string, warnings []string, err error) {
+	return c.sg.add(prefix, schema)
+}
+
+// Members is AddMembers.
+func (c *Converter) Members(prefix string, schema json.RawMessage) ([]Member, []string, error) {
+	return c.sg.addMembers(prefix, schema)
+}
+
+func (sg *schemaGen) addMembers(prefix string, schema json.RawMessage) ([]Member, []string, error) {
 	if len(bytes.TrimSpace(schema)) == 0 || string(bytes.TrimSpace(schema)) == "null" {
 		return nil, nil, nil
 	}
@@ -34,7 +55,6 @@ func AddMembers(g *Grammar, prefix string, schema json.RawMessage, opts Options)
 		return nil, nil, fmt.Errorf("grammar: schema: %w", err)
 	}
 	defer r.release()
-	sg := newSchemaGen(g, opts)
 	sg.start(doc, prefix)
 	sg.top = sg.prefix // a "#" reference inside a property means the whole arguments object
 	obj := sg.deref(doc)
@@ -83,14 +103,14 @@ func AddMembers(g *Grammar, prefix string, schema json.RawMessage, opts Options)
 			}
 		}
 	}
-	if strings.Contains(string(schema), `"#"`) && !g.Has(sg.top) {
+	if strings.Contains(string(schema), `"#"`) && !sg.g.Has(sg.top) {
 		// A property refers to the whole arguments object: give it its rule.
-		top := g.alloc(sg.top)
+		top := sg.g.alloc(sg.top)
 		e, err := sg.expr(doc, top)
 		if err != nil {
 			return nil, sg.warnings, err
 		}
-		g.Rule(top, e.text)
+		sg.g.Rule(top, e.text)
 	}
 	return out, sg.warnings, nil
 }
