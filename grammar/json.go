@@ -29,11 +29,29 @@ type jvalue struct {
 	str  string // the decoded string, or a number's text
 	keys []string
 	vals []*jvalue // object member values (parallel to keys) or array elements
+	// hashes has bit keyHash(k) set for each member name k: a lookup of a keyword the schema does
+	// not use (most of them, at every node) ends here.
+	hashes uint64
+}
+
+// keyHash spreads member names over 64 bits by length and first and last byte.
+func keyHash(k string) uint64 {
+	if k == "" {
+		return 1
+	}
+	return 1 << ((uint(len(k))*7 + uint(k[0]) + 3*uint(k[len(k)-1])) & 63)
+}
+
+// set appends the member key: value to an object built outside the reader.
+func (v *jvalue) set(key string, val *jvalue) {
+	v.keys = append(v.keys, key)
+	v.vals = append(v.vals, val)
+	v.hashes |= keyHash(key)
 }
 
 // get returns the value of the member key of an object (the last one if the key repeats).
 func (v *jvalue) get(key string) *jvalue {
-	if v == nil || v.kind != jObject {
+	if v == nil || v.kind != jObject || v.hashes&keyHash(key) == 0 {
 		return nil
 	}
 	for i := len(v.keys) - 1; i >= 0; i-- {
@@ -210,6 +228,9 @@ func (r *jreader) value(depth int) (*jvalue, error) {
 			if r.pos < len(r.s) && r.s[r.pos] == '}' {
 				r.pos++
 				v.keys = r.copyKeys(r.keys[kbase:])
+				for _, k := range v.keys {
+					v.hashes |= keyHash(k)
+				}
 				v.vals = r.copyVals(r.vals[base:])
 				r.keys, r.vals = r.keys[:kbase], r.vals[:base]
 				return v, nil

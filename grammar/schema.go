@@ -1071,8 +1071,7 @@ func (sg *schemaGen) mergeAllOf(s, all *jvalue) (*jvalue, error) {
 			case "properties":
 				if v.kind == jObject {
 					for j, pk := range v.keys {
-						props.keys = append(props.keys, pk)
-						props.vals = append(props.vals, v.vals[j])
+						props.set(pk, v.vals[j])
 					}
 				}
 			case "required":
@@ -1080,16 +1079,15 @@ func (sg *schemaGen) mergeAllOf(s, all *jvalue) (*jvalue, error) {
 					req.vals = append(req.vals, v.vals...)
 				}
 			default:
-				out.keys = append(out.keys, k)
-				out.vals = append(out.vals, v)
+				out.set(k, v)
 			}
 		}
 	}
 	if len(props.keys) > 0 {
-		out.keys, out.vals = append(out.keys, "properties"), append(out.vals, props)
+		out.set("properties", props)
 	}
 	if len(req.vals) > 0 {
-		out.keys, out.vals = append(out.keys, "required"), append(out.vals, req)
+		out.set("required", req)
 	}
 	return out, nil
 }
