@@ -202,21 +202,26 @@ func seqOf(parts ...string) string {
 	var b strings.Builder
 	b.Grow(n)
 	for _, p := range parts {
-		if p == "" {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		if strings.IndexByte(p, '|') >= 0 && !(strings.HasPrefix(p, "(") && strings.HasSuffix(p, ")")) {
-			b.WriteByte('(')
-			b.WriteString(p)
-			b.WriteByte(')')
-			continue
-		}
-		b.WriteString(p)
+		seqPart(&b, p)
 	}
 	return b.String()
+}
+
+// seqPart writes one part of seqOf's sequence.
+func seqPart(b *strings.Builder, p string) {
+	if p == "" {
+		return
+	}
+	if b.Len() > 0 {
+		b.WriteByte(' ')
+	}
+	if strings.IndexByte(p, '|') >= 0 && !(strings.HasPrefix(p, "(") && strings.HasSuffix(p, ")")) {
+		b.WriteByte('(')
+		b.WriteString(p)
+		b.WriteByte(')')
+		return
+	}
+	b.WriteString(p)
 }
 
 // Builder is what a family's CallSyntax.Call writes one call with: the
@@ -227,6 +232,8 @@ type Builder struct {
 
 	opts     grammar.Options
 	conv     *grammar.Converter // made with opts when the first schema is added
+	ws       string             // WS, once asked for
+	keys     [][2]string        // keyLiteral's: key, literal
 	args     []string
 	members  [][]grammar.Member
 	warnings []string
@@ -250,9 +257,9 @@ func (b *Builder) Rule(key string, def func() string) string {
 }
 
 func newBuilder(tools []chat.Tool) *Builder {
-	// About eight rules per tool (arguments, their members, the call) and a
+	// About four rules per tool (arguments, nested values, the call) and a
 	// dozen shared ones.
-	return &Builder{G: grammar.NewSized(12 + 8*len(tools)), Tools: tools, args: make([]string, len(tools)), members: make([][]grammar.Member, len(tools))}
+	return &Builder{G: grammar.NewSized(12 + 4*len(tools)), Tools: tools, args: make([]string, len(tools)), members: make([][]grammar.Member, len(tools))}
 }
 
 // Name is tools[i]'s name as a GBNF literal.
@@ -264,7 +271,12 @@ func (b *Builder) JSONName(i int) string {
 }
 
 // WS is the whitespace allowed between JSON tokens.
-func (b *Builder) WS() string { return b.G.JSONWhitespace(b.opts) }
+func (b *Builder) WS() string {
+	if b.ws == "" {
+		b.ws = b.G.JSONWhitespace(b.opts)
+	}
+	return b.ws
+}
 
 // Args is the rule for tools[i]'s arguments as one JSON object.
 func (b *Builder) Args(i int) (string, error) {
@@ -304,8 +316,26 @@ func (b *Builder) JSONCall(i int, nameKey, argsKey, extra string) (string, error
 		return "", err
 	}
 	ws := b.WS()
-	return seqOf(grammar.Literal("{"), ws, grammar.Literal(`"`+nameKey+`"`), ws, grammar.Literal(":"), ws, b.JSONName(i), ws,
-		grammar.Literal(","), ws, grammar.Literal(`"`+argsKey+`"`), ws, grammar.Literal(":"), ws, args, ws, extra, grammar.Literal("}")), nil
+	name := b.JSONName(i)
+	var s strings.Builder
+	s.Grow(64 + 8*len(ws) + len(name) + len(args) + len(extra))
+	for _, p := range [...]string{`"{"`, ws, b.keyLiteral(nameKey), ws, `":"`, ws, name, ws,
+		`","`, ws, b.keyLiteral(argsKey), ws, `":"`, ws, args, ws, extra, `"}"`} {
+		seqPart(&s, p)
+	}
+	return s.String(), nil
+}
+
+// keyLiteral is a JSON member name in quotes as a GBNF literal, made once per grammar.
+func (b *Builder) keyLiteral(key string) string {
+	for _, k := range b.keys {
+		if k[0] == key {
+			return k[1]
+		}
+	}
+	l := grammar.Literal(`"` + key + `"`)
+	b.keys = append(b.keys, [2]string{key, l})
+	return l
 }
 
 // JSONString is the rule for any JSON string.
