@@ -29,6 +29,8 @@ type Grammar struct {
 	rules  []ruleDef
 	index  map[string]int
 	shared map[string]string // the shared JSON rules AddSchema added: key → rule name
+	// textWithout are TextWithout's rules, by stop text.
+	textWithout map[string]string
 
 	mu       sync.Mutex
 	compiled *program

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -61,34 +62,42 @@ func (sg *schemaGen) addMembers(prefix string, schema json.RawMessage) ([]Member
 	if obj == nil || obj.kind != jObject {
 		return nil, nil, nil
 	}
-	required := map[string]bool{}
+	// Few members: slices searched in order rather than maps.
 	var order []string
 	if r := obj.get("required"); r != nil && r.kind == jArray {
+		order = make([]string, 0, len(r.vals))
 		for _, v := range r.vals {
-			if v.kind == jString && !required[v.str] {
-				required[v.str] = true
+			if v.kind == jString && !slices.Contains(order, v.str) {
 				order = append(order, v.str)
 			}
 		}
 	}
-	var out []Member
-	seen := map[string]bool{}
+	props := obj.get("properties")
+	if props != nil && props.kind != jObject {
+		props = nil
+	}
+	n := len(order)
+	if props != nil {
+		n += len(props.keys)
+	}
+	out := make([]Member, 0, n)
+	seen := make([]string, 0, n)
 	add := func(key string, s *jvalue) error {
-		seen[key] = true
+		seen = append(seen, key)
 		sg.push("properties", key)
 		defer sg.pop(2)
-		rule, err := sg.valueAtom(s, sg.prefix+"-"+key)
+		rule, err := sg.valueAtom(s, joinName(sg.prefix, key))
 		if err != nil {
 			return err
 		}
-		m := Member{Name: key, Required: required[key], Value: rule}
+		m := Member{Name: key, Required: slices.Contains(order, key), Value: rule}
 		m.Type, m.Enum = sg.memberType(s)
 		out = append(out, m)
 		return nil
 	}
-	if props := obj.get("properties"); props != nil && props.kind == jObject {
+	if props != nil {
 		for i, key := range props.keys {
-			if seen[key] {
+			if slices.Contains(seen, key) {
 				continue
 			}
 			if err := add(key, props.vals[i]); err != nil {
@@ -97,13 +106,13 @@ func (sg *schemaGen) addMembers(prefix string, schema json.RawMessage) ([]Member
 		}
 	}
 	for _, key := range order {
-		if !seen[key] {
+		if !slices.Contains(seen, key) {
 			if err := add(key, nil); err != nil {
 				return nil, sg.warnings, err
 			}
 		}
 	}
-	if strings.Contains(string(schema), `"#"`) && !sg.g.Has(sg.top) {
+	if bytes.Contains(schema, []byte(`"#"`)) && !sg.g.Has(sg.top) {
 		// A property refers to the whole arguments object: give it its rule.
 		top := sg.g.alloc(sg.top)
 		e, err := sg.expr(doc, top)
@@ -141,6 +150,7 @@ func (sg *schemaGen) memberType(s *jvalue) (string, []string) {
 		return "string", []string{c.str}
 	}
 	if e := s.get("enum"); e != nil && e.kind == jArray {
+		enum = make([]string, 0, len(e.vals))
 		for _, v := range e.vals {
 			if v.kind != jString {
 				return "", nil
@@ -179,15 +189,14 @@ func (sg *schemaGen) memberType(s *jvalue) (string, []string) {
 // stop. When stop's first character appears again inside it the rule is stricter than that (it refuses
 // some texts that do not contain stop), never looser.
 func (g *Grammar) TextWithout(stop string) string {
-	if g.shared == nil {
-		g.shared = make(map[string]string)
-	}
-	key := "text-without\x00" + stop
-	if name, ok := g.shared[key]; ok {
+	if name, ok := g.textWithout[stop]; ok {
 		return name
 	}
+	if g.textWithout == nil {
+		g.textWithout = make(map[string]string)
+	}
 	name := g.alloc("text")
-	g.shared[key] = name
+	g.textWithout[stop] = name
 	rs := []rune(stop)
 	if len(rs) == 0 {
 		g.Rule(name, ".*")
