@@ -332,7 +332,17 @@ func (r *jreader) digits() bool {
 func (r *jreader) string() (string, error) {
 	r.pos++
 	start := r.pos
-	// Most strings have no escape: find the closing quote and check what lies before it.
+	// Most strings have no escape. Short ones (member names, type names) are read byte by byte; a long
+	// one is searched for its closing quote, then checked.
+	for i := start; i < len(r.s) && i < start+24; i++ {
+		switch c := r.s[i]; {
+		case c == '"':
+			r.pos = i + 1
+			return r.s[start:i], nil
+		case c == '\\' || c < 0x20:
+			return r.slowString(start)
+		}
+	}
 	if q := strings.IndexByte(r.s[start:], '"'); q >= 0 {
 		seg := r.s[start : start+q]
 		if strings.IndexByte(seg, '\\') < 0 && !hasControl(seg) {
