@@ -127,7 +127,7 @@ func (f *Family) Constrain(tools []chat.Tool, choice ToolChoice, reasoningOpen b
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: %w", tools[i].Function.Name, err)
 		}
-		name := b.G.Add("call-"+tools[i].Function.Name, c)
+		name := b.G.Add(b.ruleName("call-", i), c)
 		alts[i] = name
 	}
 	call := b.G.Add("call", strings.Join(alts, " | "))
@@ -166,6 +166,7 @@ func (f *Family) Constrain(tools []chat.Tool, choice ToolChoice, reasoningOpen b
 		b.G.Rule("root", seqOf(think, layout, calls))
 	}
 	if cs.Tag != nil {
+		c.Tags = make([]StructuralTag, 0, len(tools))
 		for _, t := range tools {
 			begin, end := cs.Tag(t.Function.Name)
 			c.Tags = append(c.Tags, StructuralTag{Begin: begin, Schema: argumentsSchema(t), End: end})
@@ -283,13 +284,30 @@ func (b *Builder) Args(i int) (string, error) {
 	if b.args[i] != "" {
 		return b.args[i], nil
 	}
-	rule, warns, err := b.converter().Add("args-"+b.Tools[i].Function.Name, argumentsSchema(b.Tools[i]))
+	rule, warns, err := b.converter().Add(b.ruleName("args-", i), argumentsSchema(b.Tools[i]))
 	b.warn(i, warns)
 	if err != nil {
 		return "", err
 	}
 	b.args[i] = rule
 	return rule, nil
+}
+
+// ruleName is prefix and tools[i]'s name as a rule name: characters a rule
+// name cannot hold written as '-' (as the grammar would), in one string.
+func (b *Builder) ruleName(prefix string, i int) string {
+	name := b.Tools[i].Function.Name
+	var s strings.Builder
+	s.Grow(len(prefix) + len(name))
+	s.WriteString(prefix)
+	for k := 0; k < len(name); k++ {
+		c := name[k]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			c = '-'
+		}
+		s.WriteByte(c)
+	}
+	return s.String()
 }
 
 // converter is the schema converter every tool's schema goes through (b.opts are set by then).
@@ -427,7 +445,7 @@ func (b *Builder) separated(tool int, parts []string, required []bool, sep strin
 	for k := range parts {
 		tail := rest[k+1]
 		if tail != "" && len(tail) > 200 {
-			tail = b.G.Add("args-rest-"+b.Tools[tool].Function.Name, tail)
+			tail = b.G.Add(b.ruleName("args-rest-", tool), tail)
 		}
 		alts = append(alts, seqOf(parts[k], tail))
 		if required[k] {
@@ -445,7 +463,7 @@ func (b *Builder) separated(tool int, parts []string, required []bool, sep strin
 // Members are tools[i]'s declared arguments with their JSON value rules.
 func (b *Builder) Members(i int) ([]grammar.Member, error) {
 	if b.members[i] == nil {
-		ms, warns, err := b.converter().Members("arg-"+b.Tools[i].Function.Name, argumentsSchema(b.Tools[i]))
+		ms, warns, err := b.converter().Members(b.ruleName("arg-", i), argumentsSchema(b.Tools[i]))
 		b.warn(i, warns)
 		if err != nil {
 			return nil, err
