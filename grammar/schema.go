@@ -154,8 +154,9 @@ type schemaGen struct {
 	warnings []string
 	depth    int
 	scratch  []byte
-	text     []byte // where an object's text is built before it is made a string
-	members  []byte // the members' texts of the objects being built, innermost last
+	text     []byte   // where an object's text is built before it is made a string
+	members  []byte   // the members' texts of the objects being built, innermost last
+	held     []member // those objects' members, likewise
 	pathBuf  [16]string
 }
 
@@ -266,13 +267,31 @@ func (sg *schemaGen) ws() string {
 	case WhitespaceCompact:
 		return ""
 	case WhitespaceSpace:
-		return sg.shared("ws-space", "ws", func() string { return Literal(" ") + "?" })
+		return sg.shared("ws-space", "ws", func() string { return wsSpaceDef })
 	}
-	return sg.shared("ws", "ws", func() string {
-		indent := Repeat(Class(false, Range{' ', ' '}, Range{'\t', '\t'}), 0, MaxIndent)
-		return Repeat("("+Literal(" ")+" | "+Literal("\n")+" "+indent+")", 0, 1)
-	})
+	return sg.shared("ws", "ws", func() string { return wsDef })
 }
+
+// The shared rules that use no other rule, written once.
+var (
+	wsSpaceDef = Literal(" ") + "?"
+	wsDef      = Repeat("("+Literal(" ")+" | "+Literal("\n")+" "+
+		Repeat(Class(false, Range{' ', ' '}, Range{'\t', '\t'}), 0, MaxIndent)+")", 0, 1)
+	charDef = Class(true, Range{'"', '"'}, Range{'\\', '\\'}, Range{0, 0x1f}) + " | " + Literal(`\`) + " (" +
+		Class(false, Range{'"', '"'}, Range{'\\', '\\'}, Range{'/', '/'}, Range{'b', 'b'},
+			Range{'f', 'f'}, Range{'n', 'n'}, Range{'r', 'r'}, Range{'t', 't'}) + " | " + Literal("u") + " " +
+		Repeat(Class(false, Range{'0', '9'}, Range{'a', 'f'}, Range{'A', 'F'}), 4, 4) + ")"
+	integerDef = seq(Repeat(Literal("-"), 0, 1),
+		"("+Literal("0")+" | "+digitsRule(true)+" "+Repeat(digitsRule(false), 0, maxIntegerDigits-1)+")")
+	numberDef = seq(Repeat(Literal("-"), 0, 1),
+		"("+Literal("0")+" | "+digitsRule(true)+" "+Repeat(digitsRule(false), 0, maxIntDigits-1)+")",
+		Repeat("("+Literal(".")+" "+Repeat(digitsRule(false), 1, maxFractionDigits)+")", 0, 1),
+		Repeat("("+Class(false, Range{'e', 'e'}, Range{'E', 'E'})+" "+
+			Repeat(Class(false, Range{'-', '-'}, Range{'+', '+'}), 0, 1)+" "+
+			Repeat(digitsRule(false), 1, maxExponentDigits)+")", 0, 1))
+	booleanDef = Literal("true") + " | " + Literal("false")
+	nullDef    = Literal("null")
+)
 
 // shared returns the rule for key, adding it (named after base, defined by def) the first time a
 // grammar needs it.
@@ -290,13 +309,7 @@ func (sg *schemaGen) shared(key, base string, def func() string) string {
 }
 
 func (sg *schemaGen) char() string {
-	return sg.shared("char", "char", func() string {
-		plain := Class(true, Range{'"', '"'}, Range{'\\', '\\'}, Range{0, 0x1f})
-		esc := Class(false, Range{'"', '"'}, Range{'\\', '\\'}, Range{'/', '/'}, Range{'b', 'b'},
-			Range{'f', 'f'}, Range{'n', 'n'}, Range{'r', 'r'}, Range{'t', 't'})
-		hex := Repeat(Class(false, Range{'0', '9'}, Range{'a', 'f'}, Range{'A', 'F'}), 4, 4)
-		return plain + " | " + Literal(`\`) + " (" + esc + " | " + Literal("u") + " " + hex + ")"
-	})
+	return sg.shared("char", "char", func() string { return charDef })
 }
 
 func (sg *schemaGen) stringRule(min, max int) string {
@@ -323,29 +336,19 @@ func digitsRule(first bool) string {
 }
 
 func (sg *schemaGen) integerRule() string {
-	return sg.shared("integer", "integer", func() string {
-		return seq(Repeat(Literal("-"), 0, 1),
-			"("+Literal("0")+" | "+digitsRule(true)+" "+Repeat(digitsRule(false), 0, maxIntegerDigits-1)+")")
-	})
+	return sg.shared("integer", "integer", func() string { return integerDef })
 }
 
 func (sg *schemaGen) numberRule() string {
-	return sg.shared("number", "number", func() string {
-		return seq(Repeat(Literal("-"), 0, 1),
-			"("+Literal("0")+" | "+digitsRule(true)+" "+Repeat(digitsRule(false), 0, maxIntDigits-1)+")",
-			Repeat("("+Literal(".")+" "+Repeat(digitsRule(false), 1, maxFractionDigits)+")", 0, 1),
-			Repeat("("+Class(false, Range{'e', 'e'}, Range{'E', 'E'})+" "+
-				Repeat(Class(false, Range{'-', '-'}, Range{'+', '+'}), 0, 1)+" "+
-				Repeat(digitsRule(false), 1, maxExponentDigits)+")", 0, 1))
-	})
+	return sg.shared("number", "number", func() string { return numberDef })
 }
 
 func (sg *schemaGen) booleanRule() string {
-	return sg.shared("boolean", "boolean", func() string { return Literal("true") + " | " + Literal("false") })
+	return sg.shared("boolean", "boolean", func() string { return booleanDef })
 }
 
 func (sg *schemaGen) nullRule() string {
-	return sg.shared("null", "null", func() string { return Literal("null") })
+	return sg.shared("null", "null", func() string { return nullDef })
 }
 
 // valueRule is any JSON value; objectRule and arrayRule any object and any array.
@@ -816,13 +819,12 @@ func (sg *schemaGen) object(s *jvalue, hint string) (expr, error) {
 
 	// The members' texts go on sg.members after whatever enclosing objects keep there, and are
 	// dropped when this object's text is made.
-	mark := len(sg.members)
-	defer func() { sg.members = sg.members[:mark] }()
+	mark, held := len(sg.members), len(sg.held)
+	defer func() { sg.members, sg.held = sg.members[:mark], sg.held[:held] }()
 	var keys []string
 	if props != nil {
 		keys = props.keys
 	}
-	members := make([]member, 0, len(keys)+len(reqOrder)+1)
 	for i, key := range keys {
 		if slices.Contains(keys[:i], key) {
 			continue // a repeated key: the first place, the last schema (as get reads it)
@@ -834,7 +836,7 @@ func (sg *schemaGen) object(s *jvalue, hint string) (expr, error) {
 			return expr{}, err
 		}
 		if ok {
-			members = append(members, m)
+			sg.held = append(sg.held, m)
 		}
 	}
 	for _, key := range reqOrder {
@@ -849,7 +851,7 @@ func (sg *schemaGen) object(s *jvalue, hint string) (expr, error) {
 			return expr{}, err
 		}
 		if ok {
-			members = append(members, m)
+			sg.held = append(sg.held, m)
 		}
 	}
 	if extra {
@@ -869,8 +871,9 @@ func (sg *schemaGen) object(s *jvalue, hint string) (expr, error) {
 		sg.g.Rule(name, seq(sg.stringRule(0, -1), ws, Literal(":"), ws, v, ws))
 		start := len(sg.members)
 		sg.members = append(sg.members, name...)
-		members = append(members, member{start: start, end: len(sg.members), optional: true, extra: true})
+		sg.held = append(sg.held, member{start: start, end: len(sg.members), optional: true, extra: true})
 	}
+	members := sg.held[held:]
 	b := append(sg.text[:0], `"{" `...)
 	if ws != "" {
 		b = append(append(b, ws...), ' ')
