@@ -14,7 +14,17 @@ import (
 
 // lit is a GBNF literal; opt an optional one.
 func lit(s string) string { return grammar.Literal(s) }
-func opt(s string) string { return grammar.Literal(s) + "?" }
+func opt(s string) string {
+	switch s { // the optional newline and space are in most calls' every parameter
+	case "\n":
+		return optNewline
+	case " ":
+		return optSpace
+	}
+	return grammar.Literal(s) + "?"
+}
+
+var optNewline, optSpace = grammar.Literal("\n") + "?", grammar.Literal(" ") + "?"
 
 // gap is the layout between two blocks: up to two spaces or newlines.
 var gap = grammar.Repeat(grammar.Class(false, grammar.Range{Lo: ' ', Hi: ' '}, grammar.Range{Lo: '\n', Hi: '\n'}), 0, 2)
