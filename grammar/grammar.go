@@ -77,26 +77,32 @@ func ValidName(s string) bool {
 	return true
 }
 
-func isNameByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-'
-}
+func isNameByte(c byte) bool { return nameBytes[c] }
+
+// nameBytes marks the bytes a rule name may hold: [a-zA-Z0-9-].
+var nameBytes = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-'
+	}
+	return t
+}()
 
 // Rule adds the rule name ::= expr, or replaces the expression of an existing rule of that name (the rule
 // keeps its place). The expression is not checked here; Check, Match and Prefix parse it. Rule panics if
 // name is not a valid rule name.
 func (g *Grammar) Rule(name, expr string) {
-	if !ValidName(name) {
-		panic(fmt.Sprintf("grammar: invalid rule name %q", name))
-	}
 	// Rules are not added while the grammar is read, so only a grammar already compiled needs the lock.
 	if g.compiled != nil || g.cerr != nil {
 		g.mu.Lock()
 		g.compiled, g.cerr = nil, nil
 		g.mu.Unlock()
 	}
-	if i, ok := g.index[name]; ok {
+	if i, ok := g.index[name]; ok { // a name in the index was checked when it was added
 		g.rules[i] = ruleDef{name: name, expr: expr}
 		return
+	}
+	if !ValidName(name) {
+		panic(fmt.Sprintf("grammar: invalid rule name %q", name))
 	}
 	g.index[name] = len(g.rules)
 	g.rules = append(g.rules, ruleDef{name: name, expr: expr})

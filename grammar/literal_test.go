@@ -21,3 +21,25 @@ func TestLiteralShortcuts(t *testing.T) {
 		}
 	}
 }
+
+// Rule refuses a name GBNF cannot hold, and accepts every valid one.
+func TestRuleNames(t *testing.T) {
+	for _, name := range []string{"bad name", "a_b", "", "é"} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Rule(%q) did not panic", name)
+				}
+			}()
+			New().Rule(name, `"x"`)
+		}()
+	}
+	g := New()
+	for _, name := range []string{"root", "a-b", "Z9"} {
+		g.Rule(name, `"x"`)
+		g.Rule(name, `"y"`) // replacing keeps the place
+	}
+	if got := g.String(); got != "root ::= \"y\"\na-b ::= \"y\"\nZ9 ::= \"y\"\n" {
+		t.Errorf("grammar %q", got)
+	}
+}
