@@ -86,9 +86,12 @@ func (sg *schemaGen) addMembers(prefix string, schema json.RawMessage) ([]Member
 		seen = append(seen, key)
 		sg.push("properties", key)
 		defer sg.pop(2)
-		rule, err := sg.valueAtom(s, joinName(sg.prefix, key))
-		if err != nil {
-			return err
+		rule, ok := sg.scalar(s)
+		if !ok {
+			var err error
+			if rule, err = sg.valueAtom(s, joinName(sg.prefix, key)); err != nil {
+				return err
+			}
 		}
 		m := Member{Name: key, Required: slices.Contains(order, key), Value: rule}
 		m.Type, m.Enum = sg.memberType(s)

@@ -895,11 +895,48 @@ func (sg *schemaGen) objectMember(vs *jvalue, hint, key, ws string, required boo
 		}
 		return member{}, false, nil
 	}
-	v, err := sg.valueAtom(vs, joinName(hint, key))
-	if err != nil {
-		return member{}, false, err
+	v, ok := sg.scalar(vs)
+	if !ok {
+		if v, err = sg.valueAtom(vs, joinName(hint, key)); err != nil {
+			return member{}, false, err
+		}
 	}
 	return sg.addMember(key, v, ws, !required), true, nil
+}
+
+// scalar is the shared rule for the most common member schema, a standard scalar type with nothing
+// but annotations beside it ({"type": "string", "description": …}), which expr would reach after
+// every other keyword's test: ok is false for any other schema.
+func (sg *schemaGen) scalar(s *jvalue) (rule string, ok bool) {
+	if s == nil || s.kind != jObject {
+		return "", false
+	}
+	var ty string
+	for i, k := range s.keys {
+		switch k {
+		case "type":
+			if s.vals[i].kind != jString || ty != "" {
+				return "", false
+			}
+			ty = s.vals[i].str
+		case "description", "title", "default", "examples", "example", "$comment", "deprecated":
+		default:
+			return "", false
+		}
+	}
+	switch ty {
+	case "string":
+		return sg.stringRule(0, -1), true
+	case "integer":
+		return sg.integerRule(), true
+	case "number":
+		return sg.numberRule(), true
+	case "boolean":
+		return sg.booleanRule(), true
+	case "null":
+		return sg.nullRule(), true
+	}
+	return "", false
 }
 
 // joinName is hint-key as a rule name (characters a name may not hold written as '-').
