@@ -24,7 +24,10 @@ func opt(s string) string {
 	return grammar.Literal(s) + "?"
 }
 
-var optNewline, optSpace = grammar.Literal("\n") + "?", grammar.Literal(" ") + "?"
+var (
+	optNewline, optSpace = grammar.Literal("\n") + "?", grammar.Literal(" ") + "?"
+	litCloseParameter    = grammar.Literal("</parameter>")
+)
 
 // gap is the layout between two blocks: up to two spaces or newlines.
 var gap = grammar.Repeat(grammar.Class(false, grammar.Range{Lo: ' ', Hi: ' '}, grammar.Range{Lo: '\n', Hi: '\n'}), 0, 2)
@@ -126,7 +129,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 		func(b *Builder, i int) string { return seqOf(lit("<function="), b.Name(i), lit(">"), opt("\n")) },
 		func(*Builder, int) string { return lit("</function>") },
 		func(k, v string) string {
-			return seqOf(lit("<parameter="+k+">"), opt("\n"), v, opt("\n"), lit("</parameter>"), opt("\n"))
+			return seqOf(lit("<parameter="+k+">"), optNewline, v, optNewline, litCloseParameter, optNewline)
 		},
 		Value{Stop: "</parameter>", Python: true}))
 	callSyntaxes["qwen3-coder-xml"] = think(qwenXML, "<think>", "</think>")
@@ -134,16 +137,17 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 	seed := blocks("<seed:tool_call>", "</seed:tool_call>", taggedParams(
 		func(b *Builder, i int) string { return seqOf(lit("<function="), b.Name(i), lit(">"), opt("\n")) },
 		func(*Builder, int) string { return lit("</function>") },
-		func(k, v string) string { return seqOf(lit("<parameter="+k+">"), v, lit("</parameter>"), opt("\n")) },
+		func(k, v string) string { return seqOf(lit("<parameter="+k+">"), v, litCloseParameter, optNewline) },
 		Value{Stop: "</parameter>", Python: true}))
 	callSyntaxes["seed-oss"] = think(seed, "<seed:think>", "</seed:think>")
 
 	glmLike := func(open, close, keyOpen, keyClose, valueOpen, valueClose string) CallSyntax {
+		litValueOpen, litValueClose := lit(valueOpen), lit(valueClose)
 		cs := blocks(open, close, taggedParams(
-			func(b *Builder, i int) string { return seqOf(b.Name(i), opt("\n")) },
+			func(b *Builder, i int) string { return seqOf(b.Name(i), optNewline) },
 			func(*Builder, int) string { return "" },
 			func(k, v string) string {
-				return seqOf(lit(keyOpen+k+keyClose), opt("\n"), lit(valueOpen), v, lit(valueClose), opt("\n"))
+				return seqOf(lit(keyOpen+k+keyClose), optNewline, litValueOpen, v, litValueClose, optNewline)
 			},
 			Value{Stop: valueClose}))
 		cs.Open, cs.Sep, cs.Close = lit(open), seqOf(lit(close), gap, lit(open)), lit(close)
@@ -173,6 +177,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 	callSyntaxes["hunyuan-hy3"] = think(hy3, "<think:opensource>", "</think:opensource>")
 
 	invoke := func(open, close, invokeOpen, invokeClose, paramOpen, paramClose string) CallSyntax {
+		litParamClose := lit(paramClose)
 		return CallSyntax{
 			Triggers: []string{open},
 			Open:     seqOf(lit(open), opt("\n")),
@@ -181,7 +186,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 			Call: taggedParams(
 				func(b *Builder, i int) string { return seqOf(lit(invokeOpen+`"`), b.Name(i), lit(`">`), opt("\n")) },
 				func(*Builder, int) string { return lit(invokeClose) },
-				func(k, v string) string { return seqOf(lit(paramOpen+`"`+k+`">`), v, lit(paramClose), opt("\n")) },
+				func(k, v string) string { return seqOf(lit(paramOpen+`"`+k+`">`), v, litParamClose, optNewline) },
 				Value{Stop: paramClose}),
 		}
 	}

@@ -414,12 +414,14 @@ func (b *Builder) Params(i int, v Value, param func(m grammar.Member, value stri
 		parts[k], required[k] = param(m, value), m.Required
 	}
 	if v.Sep == "" {
-		for k := range parts {
+		var s strings.Builder
+		for k, p := range parts {
 			if !required[k] {
-				parts[k] = "(" + parts[k] + ")?"
+				p = "(" + p + ")?"
 			}
+			seqPart(&s, p)
 		}
-		return seqOf(parts...), nil
+		return s.String(), nil
 	}
 	return b.separated(i, parts, required, v.Sep), nil
 }
