@@ -415,6 +415,11 @@ func (b *Builder) Params(i int, v Value, param func(m grammar.Member, value stri
 	}
 	if v.Sep == "" {
 		var s strings.Builder
+		n := 0
+		for _, p := range parts {
+			n += len(p) + 4
+		}
+		s.Grow(n)
 		for k, p := range parts {
 			if !required[k] {
 				p = "(" + p + ")?"
