@@ -131,6 +131,7 @@ type summary struct {
 	calls           []chat.ToolCall
 	finish          chat.FinishReason
 	usage           *chat.Usage
+	timings         *Timings
 	callChunks      int // how many chunks carried calls
 }
 
@@ -168,6 +169,12 @@ func summarize(t *testing.T, chunks []Chunk) summary {
 		}
 		if c.Usage != nil {
 			s.usage = c.Usage
+		}
+		if c.Timings != nil {
+			if i != len(chunks)-1 {
+				t.Errorf("timings on chunk %d of %d, want them on the last", i, len(chunks))
+			}
+			s.timings = c.Timings
 		}
 	}
 	return s

@@ -47,6 +47,10 @@ type sseStream struct {
 	// runtime says (Chunk.StopSequence, Chunk.StopReported).
 	stopSeq      string
 	stopReported bool
+	// timings are llama-server's account of the generation (its
+	// "timings" object, on the last chunk of /completion and of its chat
+	// stream).
+	timings *Timings
 }
 
 func (s *sseStream) Close() error { return s.lines.close(s.ended && s.cutErr == nil) }
@@ -117,7 +121,7 @@ func (s *sseStream) end(clean bool) (Chunk, error) {
 		return Chunk{}, s.cutErr
 	}
 	out := Chunk{Calls: s.calls.whole(), FinishReason: toFinish(s.finish), Usage: s.usage,
-		StopSequence: s.stopSeq, StopReported: s.stopReported}
+		StopSequence: s.stopSeq, StopReported: s.stopReported, Timings: s.timings}
 	if len(out.Calls) > 0 {
 		out.FinishReason = chat.FinishToolCalls
 	}
@@ -137,8 +141,9 @@ type sseChunk struct {
 		StopReason  json.RawMessage `json:"stop_reason"`
 		MatchedStop json.RawMessage `json:"matched_stop"`
 	} `json:"choices"`
-	Usage *chat.Usage     `json:"usage"`
-	Error json.RawMessage `json:"error"`
+	Usage   *chat.Usage     `json:"usage"`
+	Error   json.RawMessage `json:"error"`
+	Timings *llamaTimings   `json:"timings"`
 
 	// llama-server /completion.
 	Content         string `json:"content"`
@@ -147,6 +152,16 @@ type sseChunk struct {
 	StoppingWord    string `json:"stopping_word"`
 	TokensPredicted int    `json:"tokens_predicted"`
 	TokensEvaluated int    `json:"tokens_evaluated"`
+}
+
+// llamaTimings is llama-server's "timings" object. prompt_n counts only the
+// prompt tokens it evaluated: those it found in its cache (cache_n) cost
+// nothing.
+type llamaTimings struct {
+	PromptN     int     `json:"prompt_n"`
+	PromptMS    float64 `json:"prompt_ms"`
+	PredictedN  int     `json:"predicted_n"`
+	PredictedMS float64 `json:"predicted_ms"`
 }
 
 // sseDelta is a chat delta (or a whole message). Reasoning comes in one of
@@ -180,6 +195,9 @@ func (s *sseStream) parse(payload []byte) (Chunk, error) {
 	}
 	if c.Usage != nil {
 		s.usage = c.Usage
+	}
+	if t := c.Timings; t != nil {
+		s.timings = &Timings{PromptTokens: t.PromptN, PromptMS: t.PromptMS, GeneratedTokens: t.PredictedN, GenerateMS: t.PredictedMS}
 	}
 	if s.mode == modeLlamaCompletion {
 		return s.parseLlama(c), nil
