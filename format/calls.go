@@ -455,7 +455,8 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 		return CallSyntax{
 			Triggers: []string{open},
 			Call: func(b *Builder, i int) (string, error) {
-				v := Value{Sep: lit(","), Sorted: sorted, Encode: func(m grammar.Member) string { return gemmaValue(b, m, quote) }}
+				v := Value{Sep: lit(","), Sorted: sorted, Nested: true}
+				v.Encode = func(m grammar.Member) string { return gemmaValue(b, m, quote, v) }
 				ps, err := b.Params(i, v, func(m grammar.Member, value string) string { return seqOf(lit(m.Name+":"), value) })
 				if err != nil {
 					return "", err
@@ -470,7 +471,8 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 
 	// Python call syntax: NAME(key=value, ...), values Python literals.
 	pyCall := func(b *Builder, i int) (string, error) {
-		v := Value{Sep: lit(", "), Encode: func(m grammar.Member) string { return pythonValue(b, m) }}
+		v := Value{Sep: lit(", "), Nested: true}
+		v.Encode = func(m grammar.Member) string { return pythonValue(b, m, v) }
 		ps, err := b.Params(i, v, func(m grammar.Member, value string) string { return seqOf(lit(m.Name+"="), value) })
 		if err != nil {
 			return "", err
@@ -530,9 +532,9 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 		Sep:      opt("\n"),
 		Close:    seqOf(opt("\n"), lit(ns+"</tool_call>")),
 		Call: func(b *Builder, i int) (string, error) {
-			ps, err := b.Params(i, Value{Encode: func(m grammar.Member) string { return minimaxValue(b, m, ns) }}, func(m grammar.Member, value string) string {
-				return seqOf(lit(ns+"<"+m.Name+">"), value, lit(ns+"</"+m.Name+">"))
-			})
+			v := Value{Nested: true}
+			v.Encode = func(m grammar.Member) string { return minimaxValue(b, m, ns, v) }
+			ps, err := b.Params(i, v, func(m grammar.Member, value string) string { return minimaxElement(ns, m.Name, value) })
 			if err != nil {
 				return "", err
 			}
@@ -569,9 +571,11 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 }
 
 // gemmaValue is one argument in Gemma's key:value syntax: strings between
-// quote markers, numbers and booleans bare, objects and arrays in the same
-// syntax (their members are not typed by the schema).
-func gemmaValue(b *Builder, m grammar.Member, quote string) string {
+// quote markers, numbers and booleans bare, objects ({key:value,...}, keys
+// bare, sorted where the arguments are) and arrays ([a,b]) in the same
+// syntax, typed by the schema where it declares their properties or items
+// (v says how the arguments are written), any such value otherwise.
+func gemmaValue(b *Builder, m grammar.Member, quote string, v Value) string {
 	str := b.Rule("gemma-string", func() string { return seqOf(lit(quote), b.G.TextWithout(quote), lit(quote)) })
 	if len(m.Enum) > 0 {
 		return seqOf(lit(quote), enumAlternatives(m.Enum), lit(quote))
@@ -585,6 +589,17 @@ func gemmaValue(b *Builder, m grammar.Member, quote string) string {
 		return `("true" | "false")`
 	case "null":
 		return `"null"`
+	case "object":
+		if len(m.Properties) > 0 {
+			body := b.Arguments(func() string { return "gemma-rest" }, m.Properties, v,
+				func(p grammar.Member, value string) string { return seqOf(lit(p.Name+":"), value) })
+			return seqOf(lit("{"), body, lit("}"))
+		}
+	case "array":
+		if m.Items != nil {
+			item := gemmaValue(b, *m.Items, quote, v)
+			return seqOf(lit("["), "("+seqOf(item, "("+seqOf(lit(","), item)+")*")+")?", lit("]"))
+		}
 	}
 	return b.Rule("gemma-value", func() string {
 		key := grammar.Repeat(grammar.Class(false, grammar.Range{Lo: 'a', Hi: 'z'}, grammar.Range{Lo: 'A', Hi: 'Z'}, grammar.Range{Lo: '0', Hi: '9'}, grammar.Range{Lo: '_', Hi: '_'}), 1, 64)
@@ -602,8 +617,11 @@ func gemmaValue(b *Builder, m grammar.Member, quote string) string {
 
 // pythonValue is one argument as a Python literal: strings single- or
 // double-quoted, True/False/None (and JSON's spellings, which the LFM2.5
-// and OLMo 3 templates write inside dicts), lists and dicts of literals.
-func pythonValue(b *Builder, m grammar.Member) string {
+// and OLMo 3 templates write inside dicts), lists and dicts of literals,
+// typed where the schema declares a dict's properties (keys quoted either
+// way, in the schema's order) or a list's items (v says how the arguments
+// are written).
+func pythonValue(b *Builder, m grammar.Member, v Value) string {
 	str := b.Rule("py-string", func() string {
 		// Raw newlines are allowed inside the quotes: templates write the
 		// text as it is (LFM2.5), though Python would not.
@@ -623,6 +641,20 @@ func pythonValue(b *Builder, m grammar.Member) string {
 		return `("True" | "False" | "true" | "false")`
 	case "null":
 		return `("None" | "null")`
+	case "object":
+		if len(m.Properties) > 0 {
+			body := b.Arguments(func() string { return "py-rest" }, m.Properties, Value{Sep: seqOf(lit(","), opt(" ")), Encode: v.Encode},
+				func(p grammar.Member, value string) string {
+					key := "(" + seqOf(lit("'"+p.Name+"'")) + " | " + lit(`"`+p.Name+`"`) + ")"
+					return seqOf(key, lit(":"), opt(" "), value)
+				})
+			return seqOf(lit("{"), body, lit("}"))
+		}
+	case "array":
+		if m.Items != nil {
+			item := pythonValue(b, *m.Items, v)
+			return seqOf(lit("["), "("+seqOf(item, "("+seqOf(lit(","), opt(" "), item)+")*")+")?", lit("]"))
+		}
 	}
 	return b.Rule("py-value", func() string {
 		self := b.rules["py-value"]
@@ -635,8 +667,10 @@ func pythonValue(b *Builder, m grammar.Member) string {
 }
 
 // minimaxValue is one argument of MiniMax M3: scalars as raw text, arrays as
-// <item> elements, objects as nested elements.
-func minimaxValue(b *Builder, m grammar.Member, ns string) string {
+// <item> elements, objects as nested elements (in the schema's order, typed
+// where the schema declares their properties or items; v says how the
+// arguments are written).
+func minimaxValue(b *Builder, m grammar.Member, ns string, v Value) string {
 	text := b.G.TextWithout(ns)
 	if len(m.Enum) > 0 {
 		return enumAlternatives(m.Enum)
@@ -651,6 +685,15 @@ func minimaxValue(b *Builder, m grammar.Member, ns string) string {
 		return `("true" | "false")`
 	case "null":
 		return `""`
+	case "object":
+		if len(m.Properties) > 0 {
+			return "(" + b.Arguments(func() string { return "minimax-rest" }, m.Properties, v,
+				func(p grammar.Member, value string) string { return minimaxElement(ns, p.Name, value) }) + ")"
+		}
+	case "array":
+		if m.Items != nil {
+			return "(" + minimaxElement(ns, "item", minimaxValue(b, *m.Items, ns, v)) + ")*"
+		}
 	}
 	return b.Rule("minimax-elements", func() string {
 		self := b.rules["minimax-elements"]
@@ -658,6 +701,11 @@ func minimaxValue(b *Builder, m grammar.Member, ns string) string {
 		element := seqOf(lit(ns+"<"), name, lit(">"), self, lit(ns+"</"), name, lit(">"))
 		return "(" + text + " | (" + element + ")+)"
 	})
+}
+
+// minimaxElement is one MiniMax M3 element: ns<name>value ns</name>.
+func minimaxElement(ns, name, value string) string {
+	return seqOf(lit(ns+"<"+name+">"), value, lit(ns+"</"+name+">"))
 }
 
 // kimiType is the type attribute Kimi K3's template writes for a value.

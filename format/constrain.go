@@ -237,6 +237,7 @@ type Builder struct {
 	keys     [][2]string        // keyLiteral's: key, literal
 	args     []string
 	members  [][]grammar.Member
+	nmembers [][]grammar.Member // NestedMembers'; made when first asked for
 	warnings []string
 	str      string
 	rules    map[string]string // rules shared by a grammar's calls, by key (Rule)
@@ -386,6 +387,10 @@ type Value struct {
 	// Sorted writes the arguments in the order of their names, as
 	// templates that sort them do (Gemma 4), instead of the schema's.
 	Sorted bool
+	// Nested asks for the members' nested values described
+	// (grammar.Member's Properties and Items), for an Encode that writes
+	// nested objects and arrays in the family's own syntax.
+	Nested bool
 }
 
 // Params is the sequence of tools[i]'s arguments written one by one, in the
@@ -394,10 +399,21 @@ type Value struct {
 // look at the member's schema type. Only declared properties can be
 // written.
 func (b *Builder) Params(i int, v Value, param func(m grammar.Member, value string) string) (string, error) {
-	ms, err := b.Members(i)
+	members := b.Members
+	if v.Nested {
+		members = b.NestedMembers
+	}
+	ms, err := members(i)
 	if err != nil {
 		return "", err
 	}
+	return b.Arguments(func() string { return b.ruleName("args-rest-", i) }, ms, v, param), nil
+}
+
+// Arguments is Params over the members ms (a tool's, or a nested object's
+// declared properties); long tails of separated members become rules named
+// after restName().
+func (b *Builder) Arguments(restName func() string, ms []grammar.Member, v Value, param func(m grammar.Member, value string) string) string {
 	if v.Sorted {
 		ms = append([]grammar.Member(nil), ms...)
 		sort.Slice(ms, func(a, c int) bool { return ms[a].Name < ms[c].Name })
@@ -426,16 +442,16 @@ func (b *Builder) Params(i int, v Value, param func(m grammar.Member, value stri
 			}
 			seqPart(&s, p)
 		}
-		return s.String(), nil
+		return s.String()
 	}
-	return b.separated(i, parts, required, v.Sep), nil
+	return b.separated(restName, parts, required, v.Sep)
 }
 
 // separated is the GBNF of the parts in order, optional ones optional, with
 // sep exactly between those present: one alternative per part that can come
 // first (every part up to the first required one), each followed by the rest
 // with their leading separators.
-func (b *Builder) separated(tool int, parts []string, required []bool, sep string) string {
+func (b *Builder) separated(restName func() string, parts []string, required []bool, sep string) string {
 	if len(parts) == 0 {
 		return ""
 	}
@@ -452,7 +468,7 @@ func (b *Builder) separated(tool int, parts []string, required []bool, sep strin
 	for k := range parts {
 		tail := rest[k+1]
 		if tail != "" && len(tail) > 200 {
-			tail = b.G.Add(b.ruleName("args-rest-", tool), tail)
+			tail = b.G.Add(restName(), tail)
 		}
 		alts = append(alts, seqOf(parts[k], tail))
 		if required[k] {
@@ -465,6 +481,23 @@ func (b *Builder) separated(tool int, parts []string, required []bool, sep strin
 		body += "?"
 	}
 	return body
+}
+
+// NestedMembers are Members with their nested values described (object
+// members' properties, array members' items).
+func (b *Builder) NestedMembers(i int) ([]grammar.Member, error) {
+	if b.nmembers == nil {
+		b.nmembers = make([][]grammar.Member, len(b.Tools))
+	}
+	if b.nmembers[i] == nil {
+		ms, warns, err := b.converter().NestedMembers(b.ruleName("arg-", i), argumentsSchema(b.Tools[i]))
+		b.warn(i, warns)
+		if err != nil {
+			return nil, err
+		}
+		b.nmembers[i] = append(ms, grammar.Member{})[:len(ms)] // non-nil even when empty
+	}
+	return b.nmembers[i], nil
 }
 
 // Members are tools[i]'s declared arguments with their JSON value rules.

@@ -35,15 +35,24 @@ var constrainTools = []chat.Tool{
 			"restaurant": {"type": "string", "description": "Where"},
 			"guests": {"type": "integer", "description": "How many"},
 			"budget": {"type": "number", "description": "Most to spend"},
-			"tags": {"type": "array", "items": {"type": "string"}, "description": "Wishes"}
+			"tags": {"type": "array", "items": {"type": "string"}, "description": "Wishes"},
+			"filters": {"type": "object", "description": "Constraints", "properties": {
+				"vegan": {"type": "boolean"}, "max_price": {"type": "number"}, "area": {"type": "string"}},
+				"required": ["vegan"], "additionalProperties": false}
 		},
 		"required": ["restaurant", "guests"]}`)}},
 }
 
-// pythonArrays are the families whose templates write list arguments with
-// Python's str() (['a', 'b']); their grammars take JSON arrays, so the
-// generated calls carry no list for them.
+// pythonArrays are the families whose templates write list and dict
+// arguments with Python's str() (['a', 'b'], {'vegan': True}); their
+// grammars take JSON, so the generated calls carry no list or object for
+// them.
 var pythonArrays = map[string]bool{"seed-oss": true, "minicpm5": true}
+
+// untypedNested are the families whose grammars admit any well-formed value
+// inside an object argument (their value syntax is not generated from the
+// schema below the top level; docs/ROADMAP.md).
+var untypedNested = map[string]bool{}
 
 // unescapedStrings are the families whose templates write string arguments
 // between quotes without escaping them (LFM2.5: 'it's', 'C:\temp'): such a
@@ -82,6 +91,16 @@ func randomCall(r *rand.Rand, family string, tool int) (string, []kv) {
 		if r.IntN(2) == 0 && !pythonArrays[family] {
 			args = append(args, kv{"tags", []string{s(), s()}[:1+r.IntN(2)]})
 		}
+		if r.IntN(2) == 0 && !pythonArrays[family] {
+			f := object{{"vegan", r.IntN(2) == 0}}
+			if r.IntN(2) == 0 {
+				f = append(f, kv{"max_price", float64(r.IntN(400)) / 4})
+			}
+			if r.IntN(2) == 0 {
+				f = append(f, kv{"area", s()})
+			}
+			args = append(args, kv{"filters", f})
+		}
 		return "book_table", args
 	}
 }
@@ -91,6 +110,12 @@ type kv struct {
 	k string
 	v any
 }
+
+// object is a nested object argument whose members keep their order (the
+// schema's) in JSON, written as Python's json.dumps writes it.
+type object []kv
+
+func (o object) MarshalJSON() ([]byte, error) { return []byte(argsJSON(o)), nil }
 
 func argsJSON(args []kv) string {
 	var b strings.Builder
@@ -367,7 +392,19 @@ func checkRenderMutations(t *testing.T, f *Family, g *grammar.Grammar, triggers 
 	t.Helper()
 	missing := testCall{c.name, c.args[1:]}
 	wrong := testCall{c.name, append([]kv{c.args[0], {c.args[1].k, "many"}}, c.args[2:]...)}
-	for what, m := range map[string]testCall{"missing required argument": missing, "wrongly typed value": wrong} {
+	mutations := map[string]testCall{"missing required argument": missing, "wrongly typed value": wrong}
+	// A nested object's required member missing, or wrongly typed, where
+	// the family types nested values.
+	for k, a := range c.args {
+		if o, ok := a.v.(object); ok && !untypedNested[f.ID] {
+			args := func(v object) []kv {
+				return append(append(append([]kv(nil), c.args[:k]...), kv{a.k, v}), c.args[k+1:]...)
+			}
+			mutations["nested required member missing"] = testCall{c.name, args(append(object{{"area", "x"}}, o[1:]...))}
+			mutations["nested value wrongly typed"] = testCall{c.name, args(append(object{{"vegan", "many"}}, o[1:]...))}
+		}
+	}
+	for what, m := range mutations {
 		for _, render := range renderCalls(tpl, []testCall{m}) {
 			if s, ok := findSection(g, "root", triggers, render, []testCall{m}); ok {
 				t.Errorf("%s: the grammar accepts %q", what, s)

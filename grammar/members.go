@@ -21,6 +21,13 @@ type Member struct {
 	Enum []string
 	// Value is the rule matching the property's value written as JSON.
 	Value string
+	// Properties are the declared members of an object-typed property (nested as deep as
+	// maxMemberDepth), for formats that write nested objects in a syntax of their own; nil when the
+	// schema declares none, and from AddMembers and Converter.Members (only NestedMembers fills them).
+	Properties []Member
+	// Items describes the elements of an array-typed property whose schema has "items" (Name empty,
+	// Required true), from NestedMembers; nil otherwise.
+	Items *Member
 }
 
 // AddMembers adds to g a rule for the JSON value of each declared property of an object schema and
@@ -44,6 +51,16 @@ func (c *Converter) Add(prefix string, schema json.RawMessage) (rule string, war
 
 // Members is AddMembers.
 func (c *Converter) Members(prefix string, schema json.RawMessage) ([]Member, []string, error) {
+	c.sg.nested = false
+	return c.sg.addMembers(prefix, schema)
+}
+
+// NestedMembers is AddMembers that also describes nested values: each object-typed member's declared
+// properties and each array-typed member's items (Member.Properties, Member.Items), with value rules of
+// their own, for formats that write nested objects and arrays in a syntax of their own.
+func (c *Converter) NestedMembers(prefix string, schema json.RawMessage) ([]Member, []string, error) {
+	c.sg.nested = true
+	defer func() { c.sg.nested = false }()
 	return c.sg.addMembers(prefix, schema)
 }
 
@@ -62,6 +79,32 @@ func (sg *schemaGen) addMembers(prefix string, schema json.RawMessage) ([]Member
 	if obj == nil || obj.kind != jObject {
 		return nil, nil, nil
 	}
+	out, err := sg.properties(obj, sg.prefix, 0)
+	if err != nil {
+		return nil, sg.warnings, err
+	}
+	if bytes.Contains(schema, []byte(`"#"`)) && !sg.g.Has(sg.top) {
+		// A property refers to the whole arguments object: give it its rule.
+		top := sg.g.alloc(sg.top)
+		e, err := sg.expr(doc, top)
+		if err != nil {
+			return nil, sg.warnings, err
+		}
+		sg.g.Rule(top, e.text)
+	}
+	return out, sg.warnings, nil
+}
+
+// maxMemberDepth bounds how deep Properties and Items describe nested values
+// (recursive schemas would otherwise not end).
+const maxMemberDepth = 8
+
+// properties are the declared members of the object schema obj, in its order
+// (a required property missing from "properties" after them), their value
+// rules named after hint. Below the top level (depth > 0) the members' own
+// warnings are dropped: the enclosing member's value rule, which covers the
+// same schemas, gave them already.
+func (sg *schemaGen) properties(obj *jvalue, hint string, depth int) ([]Member, error) {
 	// Few members: slices searched in order rather than maps.
 	var order []string
 	if r := obj.get("required"); r != nil && r.kind == jArray {
@@ -86,15 +129,10 @@ func (sg *schemaGen) addMembers(prefix string, schema json.RawMessage) ([]Member
 		seen = append(seen, key)
 		sg.push("properties", key)
 		defer sg.pop(2)
-		rule, ok := sg.scalar(s)
-		if !ok {
-			var err error
-			if rule, err = sg.valueAtom(s, joinName(sg.prefix, key)); err != nil {
-				return err
-			}
+		m, err := sg.member(key, s, slices.Contains(order, key), joinName(hint, key), depth)
+		if err != nil {
+			return err
 		}
-		m := Member{Name: key, Required: slices.Contains(order, key), Value: rule}
-		m.Type, m.Enum = sg.memberType(s)
 		out = append(out, m)
 		return nil
 	}
@@ -104,27 +142,63 @@ func (sg *schemaGen) addMembers(prefix string, schema json.RawMessage) ([]Member
 				continue
 			}
 			if err := add(key, props.vals[i]); err != nil {
-				return nil, sg.warnings, err
+				return nil, err
 			}
 		}
 	}
 	for _, key := range order {
 		if !slices.Contains(seen, key) {
 			if err := add(key, nil); err != nil {
-				return nil, sg.warnings, err
+				return nil, err
 			}
 		}
 	}
-	if bytes.Contains(schema, []byte(`"#"`)) && !sg.g.Has(sg.top) {
-		// A property refers to the whole arguments object: give it its rule.
-		top := sg.g.alloc(sg.top)
-		e, err := sg.expr(doc, top)
-		if err != nil {
-			return nil, sg.warnings, err
+	return out, nil
+}
+
+// member describes the value schema s of the member key: its JSON value rule
+// (named after hint), its type and string enum, and for an object with
+// declared properties or an array with an items schema, the nested members.
+func (sg *schemaGen) member(key string, s *jvalue, required bool, hint string, depth int) (Member, error) {
+	warned := len(sg.warnings)
+	rule, ok := sg.scalar(s)
+	if !ok {
+		var err error
+		if rule, err = sg.valueAtom(s, hint); err != nil {
+			return Member{}, err
 		}
-		sg.g.Rule(top, e.text)
 	}
-	return out, sg.warnings, nil
+	if depth > 0 {
+		sg.warnings = sg.warnings[:warned]
+	}
+	m := Member{Name: key, Required: required, Value: rule}
+	m.Type, m.Enum = sg.memberType(s)
+	if !sg.nested || depth+1 >= maxMemberDepth || ok {
+		return m, nil
+	}
+	warned = len(sg.warnings)
+	defer func() { sg.warnings = sg.warnings[:warned] }()
+	switch d := sg.deref(s); m.Type {
+	case "object":
+		if p := d.get("properties"); p != nil && p.kind == jObject && len(p.keys) > 0 {
+			props, err := sg.properties(d, hint, depth+1)
+			if err != nil {
+				return Member{}, err
+			}
+			m.Properties = props
+		}
+	case "array":
+		if items := d.get("items"); items != nil && items.kind == jObject {
+			sg.push("items")
+			it, err := sg.member("", items, true, hint+"-item", depth+1)
+			sg.pop(1)
+			if err != nil {
+				return Member{}, err
+			}
+			m.Items = &it
+		}
+	}
+	return m, nil
 }
 
 // deref follows $ref from s until it reaches a schema that is not a reference.

@@ -62,3 +62,76 @@ func TestAddMembers(t *testing.T) {
 		t.Error("the $ref member's value rule does not follow its schema")
 	}
 }
+
+// NestedMembers describes nested objects (their declared properties, $ref
+// followed) and arrays' items, down to maxMemberDepth for a recursive schema;
+// each nested member has a value rule of its own; warnings are given once.
+// Members leaves them out.
+func TestNestedMembers(t *testing.T) {
+	schema := json.RawMessage(`{"type": "object", "properties": {
+		"filters": {"type": "object", "properties": {
+			"vegan": {"type": "boolean"}, "max_price": {"type": "number", "minimum": 0},
+			"area": {"$ref": "#/$defs/area"}}, "required": ["vegan"]},
+		"tags": {"type": "array", "items": {"type": "string", "enum": ["quiet", "view"]}},
+		"stops": {"type": "array", "items": {"type": "object", "properties": {"at": {"type": "string"}}}},
+		"tree": {"$ref": "#/$defs/node"},
+		"free": {"type": "object"}},
+		"$defs": {
+			"area": {"type": "object", "properties": {"lat": {"type": "number"}, "lon": {"type": "number"}}, "required": ["lat", "lon"]},
+			"node": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}}}`)
+	g := New()
+	c := NewConverter(g, Options{})
+	ms, warns, err := c.NestedMembers("t", schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 1 {
+		t.Errorf("warnings %q, want the one for minimum, once", warns)
+	}
+	byName := map[string]Member{}
+	for _, m := range ms {
+		byName[m.Name] = m
+	}
+	f := byName["filters"]
+	if len(f.Properties) != 3 || f.Properties[0].Name != "vegan" || !f.Properties[0].Required || f.Properties[1].Required ||
+		f.Properties[1].Type != "number" || f.Properties[1].Value == "" {
+		t.Fatalf("filters: %+v", f.Properties)
+	}
+	if area := f.Properties[2]; area.Type != "object" || len(area.Properties) != 2 || !area.Properties[1].Required {
+		t.Errorf("filters.area ($ref): %+v", area)
+	}
+	if it := byName["tags"].Items; it == nil || it.Type != "string" || len(it.Enum) != 2 || it.Name != "" || !it.Required {
+		t.Errorf("tags items: %+v", byName["tags"].Items)
+	}
+	if it := byName["stops"].Items; it == nil || it.Type != "object" || len(it.Properties) != 1 || it.Properties[0].Name != "at" {
+		t.Errorf("stops items: %+v", byName["stops"].Items)
+	}
+	if byName["free"].Properties != nil {
+		t.Errorf("free-form object: %+v", byName["free"].Properties)
+	}
+	depth := 0
+	for m := byName["tree"]; ; depth++ {
+		if len(m.Properties) == 0 || m.Properties[0].Items == nil {
+			break
+		}
+		m = *m.Properties[0].Items
+	}
+	if depth == 0 || depth > maxMemberDepth {
+		t.Errorf("recursive schema described %d levels deep", depth)
+	}
+	// Each nested value rule matches its own schema.
+	g.Rule("root", f.Properties[2].Value)
+	if !g.Match(`{"lat": 1, "lon": 2}`) || g.Match(`{"lat": 1}`) {
+		t.Error("filters.area's value rule does not follow its schema")
+	}
+	// Members: no nesting.
+	plain, _, err := c.Members("u", schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range plain {
+		if m.Properties != nil || m.Items != nil {
+			t.Errorf("Members described %s's nested values", m.Name)
+		}
+	}
+}

@@ -158,6 +158,7 @@ type schemaGen struct {
 	members  []byte   // the members' texts of the objects being built, innermost last
 	held     []member // those objects' members, likewise
 	pathBuf  [16]string
+	nested   bool // members describe nested values too (Converter.NestedMembers)
 }
 
 // An expression under construction: its text and its shape, which decides whether it needs parentheses

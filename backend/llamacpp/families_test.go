@@ -26,7 +26,10 @@ var familyTools = []chat.Tool{
 	{Type: "function", Function: chat.ToolFunction{Name: "set_alarm", Description: "Set an alarm",
 		Parameters: json.RawMessage(`{"type":"object","properties":{
 			"minutes":{"type":"integer"},
-			"loud":{"type":"boolean"}},
+			"loud":{"type":"boolean"},
+			"repeat":{"type":"object","properties":{
+				"days":{"type":"array","items":{"type":"string","enum":["mon","tue"]}},
+				"until":{"type":"string"}},"required":["days"]}},
 			"required":["minutes","loud"]}`)}},
 }
 
