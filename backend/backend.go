@@ -165,6 +165,9 @@ type Timings struct {
 	// PromptTokens were evaluated in PromptMS milliseconds.
 	PromptTokens int
 	PromptMS     float64
+	// CachedTokens of the prompt were not evaluated: the runtime kept them
+	// from an earlier request (the prompt is PromptTokens + CachedTokens).
+	CachedTokens int
 	// GeneratedTokens were generated in GenerateMS milliseconds.
 	GeneratedTokens int
 	GenerateMS      float64

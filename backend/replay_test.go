@@ -44,15 +44,15 @@ func TestReplayLlamaServerStreamedCall(t *testing.T) {
 }
 
 // llama-server b9928, recording 05: plain content deltas, finish "length";
-// the last chunk's "timings" (1 prompt token in 14.377 ms, the rest cached; 8
-// generated in 22.599 ms) reach the last chunk.
+// the last chunk's "timings" (1 prompt token in 14.377 ms, 259 kept in its
+// cache; 8 generated in 22.599 ms) reach the last chunk.
 func TestReplayLlamaServerStreamedText(t *testing.T) {
 	srv := replay(t, "llama-server-b9928/05-chat-tools-required-stream.json", nil)
 	got := expectAnswer(t)(NewOpenAI(LlamaServer, srv.URL, "", nil).Chat(context.Background(), weatherRequest("tiny")))
 	if got.text == "" || !strings.HasSuffix(got.text, " au") || got.finish != chat.FinishLength || len(got.calls) != 0 {
 		t.Errorf("got %+v", got)
 	}
-	if want := (Timings{PromptTokens: 1, PromptMS: 14.377, GeneratedTokens: 8, GenerateMS: 22.599}); got.timings == nil || *got.timings != want {
+	if want := (Timings{PromptTokens: 1, CachedTokens: 259, PromptMS: 14.377, GeneratedTokens: 8, GenerateMS: 22.599}); got.timings == nil || *got.timings != want {
 		t.Errorf("timings %+v, want %+v", got.timings, want)
 	}
 }
@@ -113,7 +113,7 @@ func TestReplayLlamaServerCompletion(t *testing.T) {
 	if got.text != want || got.finish != chat.FinishStop || got.usage == nil || *got.usage != (chat.Usage{PromptTokens: 9, CompletionTokens: 17}) {
 		t.Errorf("got %+v usage %+v", got, got.usage)
 	}
-	if want := (Timings{PromptTokens: 1, PromptMS: 2.623, GeneratedTokens: 17, GenerateMS: 38.031}); got.timings == nil || *got.timings != want {
+	if want := (Timings{PromptTokens: 1, CachedTokens: 8, PromptMS: 2.623, GeneratedTokens: 17, GenerateMS: 38.031}); got.timings == nil || *got.timings != want {
 		t.Errorf("timings %+v, want %+v", got.timings, want)
 	}
 }

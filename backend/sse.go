@@ -158,6 +158,7 @@ type sseChunk struct {
 // prompt tokens it evaluated: those it found in its cache (cache_n) cost
 // nothing.
 type llamaTimings struct {
+	CacheN      int     `json:"cache_n"`
 	PromptN     int     `json:"prompt_n"`
 	PromptMS    float64 `json:"prompt_ms"`
 	PredictedN  int     `json:"predicted_n"`
@@ -197,7 +198,7 @@ func (s *sseStream) parse(payload []byte) (Chunk, error) {
 		s.usage = c.Usage
 	}
 	if t := c.Timings; t != nil {
-		s.timings = &Timings{PromptTokens: t.PromptN, PromptMS: t.PromptMS, GeneratedTokens: t.PredictedN, GenerateMS: t.PredictedMS}
+		s.timings = &Timings{PromptTokens: t.PromptN, CachedTokens: t.CacheN, PromptMS: t.PromptMS, GeneratedTokens: t.PredictedN, GenerateMS: t.PredictedMS}
 	}
 	if s.mode == modeLlamaCompletion {
 		return s.parseLlama(c), nil

@@ -490,7 +490,7 @@ func (x *exchange) pump(ctx context.Context, cancel context.CancelFunc, stream b
 			usage = *chunk.Usage
 		}
 		if t := chunk.Timings; t != nil {
-			x.rec.Timings.SetUpstream(t.PromptTokens, t.PromptMS, t.GeneratedTokens, t.GenerateMS)
+			x.rec.Timings.SetUpstream(t.PromptTokens, t.CachedTokens, t.PromptMS, t.GeneratedTokens, t.GenerateMS)
 			x.rt.state.rate.observe(t.PromptTokens, t.PromptMS)
 		}
 	}

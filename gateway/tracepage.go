@@ -63,7 +63,7 @@ pre{background:#f6f6f6;border:1px solid #ddd;padding:.6em;white-space:pre-wrap;w
 <tr><th>template</th><td>{{.TemplateOrigin}}</td></tr>
 <tr><th>finish</th><td>{{.FinishReason}}</td></tr>
 <tr><th>prompt tokens</th><td>{{if .PromptTokens}}{{.PromptTokens}}{{else}}<span class="muted">not counted</span>{{end}}</td></tr>
-<tr><th>timings</th><td>render {{ms .Timings.RenderMS}}, first chunk {{ms .Timings.FirstChunkMS}}, total {{ms .Timings.TotalMS}}{{if .Timings.UpstreamPromptMS}}; runtime: prompt {{ms .Timings.UpstreamPromptMS}}, generation {{ms .Timings.UpstreamGenerateMS}}{{end}}</td></tr>
+<tr><th>timings</th><td>render {{ms .Timings.RenderMS}}, first chunk {{ms .Timings.FirstChunkMS}}, total {{ms .Timings.TotalMS}}{{if .Timings.UpstreamPromptMS}}; runtime: prompt {{ms .Timings.UpstreamPromptMS}}{{if .Timings.UpstreamCachedTokens}} ({{.Timings.UpstreamCachedTokens}} tokens kept from the previous request){{end}}, generation {{ms .Timings.UpstreamGenerateMS}}{{end}}</td></tr>
 </table>
 {{if .Error}}<p id="error" class="err">{{.Error}}</p>{{end}}
 <h2>Decisions</h2><ol id="decisions">{{range .Decisions}}<li>{{.}}</li>{{end}}</ol>

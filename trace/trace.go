@@ -77,12 +77,18 @@ type Timings struct {
 	UpstreamPromptTokensPerS   float64 `json:"upstream_prompt_tokens_per_s,omitempty"`
 	UpstreamGenerateMS         float64 `json:"upstream_generate_ms,omitempty"`
 	UpstreamGenerateTokensPerS float64 `json:"upstream_generate_tokens_per_s,omitempty"`
+	// UpstreamCachedTokens of the prompt the runtime kept from an earlier
+	// request and did not evaluate again (the embedded engine's prompt
+	// reuse).
+	UpstreamCachedTokens int `json:"upstream_cached_tokens,omitempty"`
 }
 
 // SetUpstream records the runtime's timings: promptTokens evaluated in
-// promptMS, generated tokens in generateMS.
-func (t *Timings) SetUpstream(promptTokens int, promptMS float64, generated int, generateMS float64) {
+// promptMS (cached more kept from an earlier request), generated tokens in
+// generateMS.
+func (t *Timings) SetUpstream(promptTokens, cached int, promptMS float64, generated int, generateMS float64) {
 	t.UpstreamPromptMS, t.UpstreamGenerateMS = promptMS, generateMS
+	t.UpstreamCachedTokens = cached
 	t.UpstreamPromptTokensPerS = perSecond(promptTokens, promptMS)
 	t.UpstreamGenerateTokensPerS = perSecond(generated, generateMS)
 }

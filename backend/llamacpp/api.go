@@ -123,6 +123,9 @@ var (
 	llamaNBatch              func(c llamaContext) uint32
 	llamaGetMemory           func(c llamaContext) llamaMemory
 	llamaMemoryClear         func(m llamaMemory, data bool)
+	llamaMemorySeqRm         func(m llamaMemory, seq, p0, p1 int32) bool // [p0, p1) of sequence seq; p1 < 0: to the end; false if it cannot
+	llamaMemorySeqPosMin     func(m llamaMemory, seq int32) int32        // -1 for an empty sequence
+	llamaMemorySeqPosMax     func(m llamaMemory, seq int32) int32        // -1 for an empty sequence
 	llamaVocabNTokens        func(v llamaVocab) int32
 	llamaVocabIsEOG          func(v llamaVocab, t llamaToken) bool
 	llamaVocabBOS            func(v llamaVocab) llamaToken

@@ -12,9 +12,14 @@ import (
 // Benchmarks of the embedded engine on the tiny models (one thread; see
 // scripts/perf-embedded.sh and docs/PERFORMANCE.md). Each reports the time
 // to the first text chunk (prompt tokenized and decoded, first token
-// sampled) and the generation rate after it.
+// sampled) and the generation rate after it. Every request starts from an
+// empty KV cache, as a new prompt does (BenchmarkResend measures a prompt
+// the cache holds most of).
 func benchComplete(b *testing.B, req backend.CompleteRequest) {
 	e := tiny(b)
+	m := e.byID[req.Model]
+	m.noReuse = true
+	defer func() { m.noReuse = false }()
 	var ttft, gen time.Duration
 	tokens, checked, refused := 0, 0, 0
 	for b.Loop() {

@@ -10,8 +10,9 @@
 // constrains the sampler.
 //
 // Each model has one llama.cpp context; requests for the same model take
-// turns (a queue that honours the request's context), and each starts from
-// an empty KV cache.
+// turns (a queue that honours the request's context). A request keeps the
+// KV cache of the longest prefix its prompt shares with what the previous
+// one decoded (prompt and answer) and decodes only the rest (cache.go).
 package llamacpp
 
 import (
@@ -45,6 +46,11 @@ type Options struct {
 	// CPUs, at least one (llama.cpp's threads spin while they wait for each
 	// other, so more threads than free cores is much slower: docs/PERFORMANCE.md).
 	Threads int
+	// NoPromptReuse makes every request start from an empty KV cache
+	// instead of keeping the prefix its prompt shares with what the
+	// previous request decoded (cache.go). Reuse changes the logits in
+	// their last bits, so seeded sampling is reproducible only without it.
+	NoPromptReuse bool
 }
 
 // Engine is the embedded runtime: the models given to New, loaded.
@@ -86,7 +92,7 @@ func New(opts Options) (*Engine, error) {
 		if err != nil {
 			return nil, fmt.Errorf("model %s: %w", p, err)
 		}
-		e.byID[id] = &model{id: id, path: p, meta: g}
+		e.byID[id] = &model{id: id, path: p, meta: g, noReuse: opts.NoPromptReuse}
 		e.models = append(e.models, e.byID[id])
 	}
 	if err := Load(opts.LibDir); err != nil {

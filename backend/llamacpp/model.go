@@ -28,7 +28,13 @@ type model struct {
 	eos    string
 
 	// turn is held by the request using the context (a queue of one).
-	turn     chan struct{}
+	turn chan struct{}
+	// cached are the tokens whose KV state the context holds, from
+	// position 0 (cache.go); only the request holding turn touches it.
+	cached []llamaToken
+	// noReuse makes every request start from an empty cache
+	// (Options.NoPromptReuse).
+	noReuse  bool
 	freeOnce sync.Once
 }
 
@@ -164,13 +170,13 @@ func (m *model) complete(ctx context.Context, req backend.CompleteRequest) (back
 		return nil, err
 	}
 	start := time.Now()
-	llamaMemoryClear(llamaGetMemory(m.lctx), true)
-	for i := 0; i < len(tokens); i += m.nBatch {
+	s.cachedTokens = m.reuse(tokens)
+	for i := s.cachedTokens; i < len(tokens); i += m.nBatch {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		end := min(i+m.nBatch, len(tokens))
-		if rc := decode(m.lctx, tokens[i:end]); rc != 0 {
+		if rc := m.eval(tokens[i:end]); rc != 0 {
 			return nil, fmt.Errorf("llama_decode of the prompt failed (%d): %s", rc, orUnknown(takeProblems()))
 		}
 	}

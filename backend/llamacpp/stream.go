@@ -22,6 +22,7 @@ type stream struct {
 	smpl *sampling
 
 	promptTokens int
+	cachedTokens int // of promptTokens, kept from the previous request (cache.go)
 	maxTokens    int
 	stops        []string
 	checked      int           // tokens checked against the grammar (sampling.checked)
@@ -77,7 +78,7 @@ func (s *stream) step() error {
 	if s.next != nil {
 		t := []llamaToken{*s.next}
 		s.next = nil
-		if rc := decode(m.lctx, t); rc != 0 {
+		if rc := m.eval(t); rc != 0 {
 			return fmt.Errorf("llama_decode failed (%d) after %d tokens: %s", rc, s.tokens, orUnknown(takeProblems()))
 		}
 		s.pos++
@@ -159,8 +160,8 @@ func (s *stream) last() backend.Chunk {
 		Text:         string(s.out[s.sent:max(end, s.sent)]),
 		FinishReason: s.finish,
 		Usage:        &chat.Usage{PromptTokens: s.promptTokens, CompletionTokens: s.tokens},
-		Timings: &backend.Timings{PromptTokens: s.promptTokens, PromptMS: ms(s.promptTime),
-			GeneratedTokens: s.tokens, GenerateMS: ms(s.genTime)},
+		Timings: &backend.Timings{PromptTokens: s.promptTokens - s.cachedTokens, CachedTokens: s.cachedTokens,
+			PromptMS: ms(s.promptTime), GeneratedTokens: s.tokens, GenerateMS: ms(s.genTime)},
 		StopReported: true, // the engine knows what ended the answer
 	}
 	for _, stop := range s.stops { // the one stopIndex found: first in order at stopAt

@@ -7,8 +7,9 @@ import (
 	"github.com/dragoman-dev/dragoman/backend"
 )
 
-// The last chunk carries the engine's timings: the prompt's tokens and
-// decoding time, the answer's tokens and generation time.
+// The last chunk carries the engine's timings: the prompt's tokens decoded
+// and those kept from the previous request (which together are the whole
+// prompt), the decoding time, the answer's tokens and generation time.
 func TestTimings(t *testing.T) {
 	e := tiny(t)
 	s, err := e.Complete(context.Background(), backend.CompleteRequest{Model: "tiny-qwen3-toolcall", Prompt: weatherPrompt, MaxTokens: 64, Temperature: f64(0)})
@@ -17,7 +18,7 @@ func TestTimings(t *testing.T) {
 	}
 	_, last := collect(t, s)
 	tm := last.Timings
-	if tm == nil || tm.PromptTokens != 15 || tm.PromptMS <= 0 || tm.GeneratedTokens != last.Usage.CompletionTokens || tm.GenerateMS <= 0 {
+	if tm == nil || tm.PromptTokens+tm.CachedTokens != 15 || tm.PromptTokens < 1 || tm.PromptMS <= 0 || tm.GeneratedTokens != last.Usage.CompletionTokens || tm.GenerateMS <= 0 {
 		t.Fatalf("timings %+v (usage %+v)", tm, last.Usage)
 	}
 	t.Logf("%+v", *tm)

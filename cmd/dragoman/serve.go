@@ -59,10 +59,11 @@ func runServe(args []string, e *env) int {
 	fs.Var(&models, "model", "a GGUF file to run in this process with the embedded llama.cpp engine, served as its base name without .gguf; repeatable")
 	ctxSize := fs.Int("ctx", llamacpp.DefaultContext, "context size in tokens for each -model (at most what the model was trained for)")
 	threads := fs.Int("threads", 0, "threads for each -model (default: half the CPUs, at least 1)")
+	noReuse := fs.Bool("no-prompt-reuse", false, "start every request to a -model from an empty KV cache (reproducible seeded sampling; slower on resent conversations)")
 	llamaLib := fs.String("llama-lib", "", "directory holding llama.cpp's libraries for -model (default $"+llamacpp.EnvLib+", then ~/.cache/dragoman/llama-lib, then beside the executable)")
 	fs.Usage = func() {
 		fmt.Fprintln(e.stderr, "usage: dragoman serve [-listen ADDR] [-config FILE] [-upstream [KIND=]URL]... [-mode own|relay] [-no-discover]")
-		fmt.Fprintln(e.stderr, "                      [-model FILE.gguf]... [-ctx N] [-threads N] [-llama-lib DIR]")
+		fmt.Fprintln(e.stderr, "                      [-model FILE.gguf]... [-ctx N] [-threads N] [-no-prompt-reuse] [-llama-lib DIR]")
 		fmt.Fprintln(e.stderr, "\nServes OpenAI Chat Completions (/v1/chat/completions) and Anthropic Messages (/v1/messages) over")
 		fmt.Fprintln(e.stderr, "the local runtimes it finds on their default ports, or the ones given, and over GGUF files run in")
 		fmt.Fprintln(e.stderr, "this process (-model; llama.cpp's libraries from npm "+llamacpp.NPMPackage+"). The client key, if")
@@ -102,7 +103,7 @@ func runServe(args []string, e *env) int {
 	var hooks gateway.Hooks
 	if len(models) > 0 {
 		start := time.Now()
-		eng, err := llamacpp.New(llamacpp.Options{LibDir: *llamaLib, Models: models, ContextSize: *ctxSize, Threads: *threads})
+		eng, err := llamacpp.New(llamacpp.Options{LibDir: *llamaLib, Models: models, ContextSize: *ctxSize, Threads: *threads, NoPromptReuse: *noReuse})
 		if err != nil {
 			fmt.Fprintln(e.stderr, "dragoman serve:", err)
 			return 1
