@@ -67,7 +67,8 @@ func (m *metaspace) apply(s string, first bool) string {
 }
 
 // finishChars sets what the SentencePiece models need beyond the vocabulary:
-// the byte tokens, and pieces with "▁" shown as a space.
+// the byte tokens, pieces with "▁" shown as a space, and the cutting of text
+// into words no token spans (spacewords.go).
 func (t *Tokenizer) finishChars() {
 	for b := range t.byteTok {
 		t.byteTok[b] = -1
@@ -86,6 +87,7 @@ func (t *Tokenizer) finishChars() {
 			t.pieces[id] = s
 		}
 	}
+	t.cutAtSpaces()
 }
 
 // byteToken parses a byte token's text, "<0xXX>".
