@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -32,6 +34,27 @@ type Config struct {
 	// Now pins the clock templates see (strftime_now), as an ISO-8601 time;
 	// empty means the real clock. For reproducible prompts in tests.
 	Now string `json:"now,omitempty"`
+	// Engine runs GGUF files in this process (dragoman serve builds the
+	// engine from it; its flags -model, -ctx, -threads, -no-prompt-reuse and
+	// -llama-lib add to it or override it).
+	Engine Engine `json:"engine,omitzero"`
+}
+
+// Engine is the embedded llama.cpp engine's part of the configuration.
+type Engine struct {
+	// Models are GGUF files, each served under its base name without
+	// ".gguf"; a relative path is relative to the config file's folder.
+	Models []string `json:"models,omitempty"`
+	// Context is each model's context in tokens; 0 is the engine's default
+	// (4096), and never more than a model was trained for.
+	Context int `json:"context,omitempty"`
+	// Threads for each model; 0 is half the CPUs, at least one.
+	Threads int `json:"threads,omitempty"`
+	// NoPromptReuse starts every request from an empty KV cache.
+	NoPromptReuse bool `json:"no_prompt_reuse,omitempty"`
+	// LlamaLib is the folder holding llama.cpp's libraries; empty searches
+	// the usual places. Relative to the config file's folder.
+	LlamaLib string `json:"llama_lib,omitempty"`
 }
 
 // Upstream is one runtime the gateway may send requests to.
@@ -93,7 +116,26 @@ func LoadConfig(path string) (Config, error) {
 	if err := dec.Decode(&c); err != nil {
 		return c, fmt.Errorf("%s: %w", path, err)
 	}
+	dir := filepath.Dir(path)
+	for i, m := range c.Engine.Models {
+		c.Engine.Models[i] = beside(dir, m)
+	}
+	if c.Engine.LlamaLib != "" {
+		c.Engine.LlamaLib = beside(dir, c.Engine.LlamaLib)
+	}
 	return c, nil
+}
+
+// beside resolves p against dir unless it is absolute (or starts at ~/, the
+// user's home).
+func beside(dir, p string) string {
+	if home, err := os.UserHomeDir(); err == nil && strings.HasPrefix(p, "~/") {
+		return filepath.Join(home, p[2:])
+	}
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
 }
 
 func (c Config) withDefaults() Config {

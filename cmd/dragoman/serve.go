@@ -100,10 +100,26 @@ func runServe(args []string, e *env) int {
 	if *now != "" {
 		cfg.Now = *now
 	}
+	// The engine: the config file's, flags adding models and overriding the rest.
+	eo := llamacpp.Options{LibDir: cfg.Engine.LlamaLib, Models: append(cfg.Engine.Models, models...), ContextSize: cfg.Engine.Context,
+		Threads: cfg.Engine.Threads, NoPromptReuse: cfg.Engine.NoPromptReuse || *noReuse}
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "ctx":
+			eo.ContextSize = *ctxSize
+		case "threads":
+			eo.Threads = *threads
+		case "llama-lib":
+			eo.LibDir = *llamaLib
+		}
+	})
+	if eo.ContextSize == 0 {
+		eo.ContextSize = llamacpp.DefaultContext
+	}
 	var hooks gateway.Hooks
-	if len(models) > 0 {
+	if len(eo.Models) > 0 {
 		start := time.Now()
-		eng, err := llamacpp.New(llamacpp.Options{LibDir: *llamaLib, Models: models, ContextSize: *ctxSize, Threads: *threads, NoPromptReuse: *noReuse})
+		eng, err := llamacpp.New(eo)
 		if err != nil {
 			fmt.Fprintln(e.stderr, "dragoman serve:", err)
 			return 1
