@@ -166,7 +166,7 @@ func (d *Derived) promptReasoning(r *autoRenderer) {
 		}
 		open := tokenBefore(on)
 		close := tokenBefore(off)
-		rest := strings.TrimRight(strings.TrimRight(off, " \t\r\n"), close)
+		rest := strings.TrimSuffix(strings.TrimRight(off, " \t\r\n"), close)
 		if open == "" || close == "" || open == close || !strings.HasSuffix(strings.TrimRight(rest, " \t\r\n"), open) {
 			continue
 		}

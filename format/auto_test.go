@@ -61,6 +61,7 @@ var autoSkip = map[string]string{
 	"ollama-047":                            "tool-output markers in the output are removed (a rule of the family, not in the template's call markup)",
 	"ollama-063":                            "tool-output markers in the output are removed (a rule of the family, not in the template's call markup)",
 	"dragoman-deepseek-v3.1-09":             "tool-output markers in the output are removed (a rule of the family, not in the template's call markup)",
+	"dragoman-deepseek-v3.1-15":             "tool-output markers in the reasoning are removed (a rule of the family, not in the template's call markup)",
 	"sglang-016":                            "text before [TOOL_CALLS] loses its trailing whitespace (a rule of the family)",
 	"dragoman-mistral-legacy-array-04":      "text before [TOOL_CALLS] loses its trailing whitespace (a rule of the family)",
 	"dragoman-mistral-legacy-array-07":      "text before [TOOL_CALLS] loses its trailing whitespace (a rule of the family)",
@@ -290,5 +291,23 @@ func TestDeriveSynthetic(t *testing.T) {
 				t.Errorf("reasoning %q content %q\n%s", r.Reasoning, r.Content, d)
 			}
 		})
+	}
+}
+
+// A template that drops past reasoning (DeepSeek-V3.1) shows its markers only
+// in the generation prompt: "<think>" with thinking on, "<think></think>"
+// with it off.
+func TestDeriveReasoningFromPrompt(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(sharedDir(t), "corpus", "templates", "deepseek-ai-DeepSeek-V3.1.jinja"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d *Derived
+	withoutRegistry(func() { d, err = Derive(string(src)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.ThinkOpen != "<think>" || d.ThinkClose != "</think>" {
+		t.Errorf("reasoning markers %q and %q, want <think> and </think>", d.ThinkOpen, d.ThinkClose)
 	}
 }
