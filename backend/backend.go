@@ -181,6 +181,13 @@ type Stream interface {
 	Close() error
 }
 
+// PromptCounter is a Stream that knows its prompt's length in tokens before
+// its first chunk (the embedded engine tokenized the prompt to decode it), so
+// that an answer can say so from its start (Anthropic's message_start).
+type PromptCounter interface {
+	PromptTokens() int
+}
+
 // Error is an error the runtime answered with.
 type Error struct {
 	Kind Kind

@@ -136,3 +136,36 @@ func TestEmbeddedAnthropic(t *testing.T) {
 		t.Errorf("usage %+v", msg.Usage)
 	}
 }
+
+// Streamed, the Anthropic answer says the prompt's length from its first
+// event: the engine counted the prompt's tokens before it answered.
+func TestEmbeddedAnthropicStreamInputTokens(t *testing.T) {
+	base, model := startEmbedded(t)
+	cl := anthropic.NewClient(aoption.WithBaseURL(base), aoption.WithAPIKey("unused"), aoption.WithMaxRetries(0))
+	stream := cl.Messages.NewStreaming(context.Background(), anthropic.MessageNewParams{
+		Model:     anthropic.Model(model),
+		MaxTokens: 64,
+		Messages:  []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("Weather in Paris?"))},
+	})
+	var start, final int64
+	events := 0
+	for stream.Next() {
+		ev := stream.Current()
+		if events == 0 {
+			if ev.Type != "message_start" {
+				t.Fatalf("first event %q", ev.Type)
+			}
+			start = ev.AsMessageStart().Message.Usage.InputTokens
+		}
+		if ev.Type == "message_delta" {
+			final = ev.AsMessageDelta().Usage.InputTokens
+		}
+		events++
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if start == 0 || start != final {
+		t.Errorf("input tokens: %d in message_start, %d in message_delta", start, final)
+	}
+}

@@ -709,7 +709,8 @@ func (s *anthropicStream) begin(id, model string, promptTokens int) error {
 	s.id, s.model = id, model
 	s.start()
 	// Input tokens are known here where Dragoman counted the prompt (own
-	// mode with the model's tokenizer), else 0 until message_delta.
+	// mode with the model's tokenizer) or the runtime did before answering
+	// (the embedded engine), else 0 until message_delta.
 	start := struct {
 		Type    string              `json:"type"`
 		Message anthropicMessageOut `json:"message"`

@@ -447,6 +447,9 @@ func responseSchema(rf *chat.ResponseFormat) json.RawMessage {
 func (x *exchange) pump(ctx context.Context, cancel context.CancelFunc, stream backend.Stream) error {
 	idle := time.AfterFunc(idleTimeout, cancel)
 	defer idle.Stop()
+	if pc, ok := stream.(backend.PromptCounter); ok && x.rec.PromptTokens == 0 {
+		x.rec.PromptTokens = pc.PromptTokens() // the runtime's own count (the embedded engine's)
+	}
 	if err := x.out.begin(x.rec.ID, x.req.Model, x.rec.PromptTokens); err != nil {
 		return err
 	}

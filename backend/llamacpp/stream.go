@@ -16,6 +16,11 @@ import (
 // stream samples one answer, a token per step, while it holds its model's
 // context. Next does the work; the context is given back at the last chunk,
 // on an error or at Close.
+var _ backend.PromptCounter = (*stream)(nil)
+
+// PromptTokens is the prompt's length in tokens, known before the first chunk.
+func (s *stream) PromptTokens() int { return s.promptTokens }
+
 type stream struct {
 	m    *model
 	ctx  context.Context
