@@ -485,32 +485,33 @@ func (b *Builder) separated(restName func() string, parts []string, required []b
 
 // NestedMembers are Members with their nested values described (object
 // members' properties, array members' items).
-func (b *Builder) NestedMembers(i int) ([]grammar.Member, error) {
-	if b.nmembers == nil {
-		b.nmembers = make([][]grammar.Member, len(b.Tools))
-	}
-	if b.nmembers[i] == nil {
-		ms, warns, err := b.converter().NestedMembers(b.ruleName("arg-", i), argumentsSchema(b.Tools[i]))
-		b.warn(i, warns)
-		if err != nil {
-			return nil, err
-		}
-		b.nmembers[i] = append(ms, grammar.Member{})[:len(ms)] // non-nil even when empty
-	}
-	return b.nmembers[i], nil
-}
+func (b *Builder) NestedMembers(i int) ([]grammar.Member, error) { return b.membersOf(i, true) }
 
 // Members are tools[i]'s declared arguments with their JSON value rules.
-func (b *Builder) Members(i int) ([]grammar.Member, error) {
-	if b.members[i] == nil {
-		ms, warns, err := b.converter().Members(b.ruleName("arg-", i), argumentsSchema(b.Tools[i]))
+func (b *Builder) Members(i int) ([]grammar.Member, error) { return b.membersOf(i, false) }
+
+// membersOf reads tools[i]'s members once per grammar, nested or not.
+func (b *Builder) membersOf(i int, nested bool) ([]grammar.Member, error) {
+	cache := &b.members
+	if nested {
+		cache = &b.nmembers
+	}
+	if *cache == nil {
+		*cache = make([][]grammar.Member, len(b.Tools))
+	}
+	if (*cache)[i] == nil {
+		read := b.converter().Members
+		if nested {
+			read = b.converter().NestedMembers
+		}
+		ms, warns, err := read(b.ruleName("arg-", i), argumentsSchema(b.Tools[i]))
 		b.warn(i, warns)
 		if err != nil {
 			return nil, err
 		}
-		b.members[i] = append(ms, grammar.Member{})[:len(ms)] // non-nil even when empty
+		(*cache)[i] = append(ms, grammar.Member{})[:len(ms)] // non-nil even when empty
 	}
-	return b.members[i], nil
+	return (*cache)[i], nil
 }
 
 // value is the GBNF of one raw-text value: a string is any text without the
