@@ -54,10 +54,11 @@ func TestBFCLTools(t *testing.T) {
 // minimalArgs writes an arguments object holding only the required members of a flat schema, with a
 // value for each simple type; ok is false when the schema needs more than that.
 func minimalArgs(schema json.RawMessage) (string, bool) {
-	doc, err := parseJSON(string(schema))
+	r, doc, err := readJSON(string(schema))
 	if err != nil {
 		return "", false
 	}
+	defer r.release()
 	props, req := doc.get("properties"), doc.get("required")
 	var parts []string
 	if props == nil {

@@ -80,7 +80,7 @@ func (g *gen) schema(depth int) *gschema {
 			v := enumPool[g.r.IntN(len(enumPool))]
 			if !seen[v] {
 				seen[v] = true
-				jv, _ := parseJSON(v)
+				_, jv, _ := readJSON(v) // kept: the reader is not released
 				s.enum = append(s.enum, jv)
 			}
 		}

@@ -104,22 +104,6 @@ func (r *jreader) release() {
 	readers.Put(r)
 }
 
-// parseJSON reads s into a tree of its own (not pooled).
-func parseJSON(s string) (*jvalue, error) {
-	r := new(jreader)
-	r.reset(s)
-	r.ws()
-	v, err := r.value(0)
-	if err != nil {
-		return nil, err
-	}
-	r.ws()
-	if r.pos != len(r.s) {
-		return nil, r.fail("trailing text")
-	}
-	return v, nil
-}
-
 func (r *jreader) reset(s string) {
 	r.s, r.pos, r.ci, r.ni = s, 0, 0, 0
 	r.keys, r.vals = r.keys[:0], r.vals[:0]
