@@ -17,7 +17,7 @@ import (
 	"github.com/dragoman-dev/dragoman/gateway"
 )
 
-const diffUsage = `usage: dragoman diff [--json] [--template-a FILE] [--template-b FILE] --request FILE A B
+const diffUsage = `usage: dragoman diff [--json] [--samples N] [--template-a FILE] [--template-b FILE] --request FILE A B
 
 Sends one OpenAI chat request through Dragoman to two upstreams, A and B, and
 compares the three things that decide whether an agent gets its tool call:
@@ -35,6 +35,13 @@ Prints a unified diff per field and a verdict: "same", "prompt differs",
 "parser gap" (one side returned calls, the other left the call as text),
 "completion differs" or "answer differs"; --json prints one object instead.
 Exit status: 0 when the answers agree, 1 when they differ, 2 on usage errors.
+
+--samples N asks each side N times (seeds seed, seed+1, …: at a temperature
+above 0 one answer says little) and compares rates: answers with a parsed
+call, with a call left as text (a tool's name in the answer, no call parsed),
+and errors. The verdict is "prompt differs", "parser gap" (the call rates
+differ, Fisher's exact test p < 0.05, and the side with fewer calls left some
+as text), "call rates differ", or "same" (within sampling noise).
 
 flags:
 `
@@ -76,6 +83,7 @@ func runDiff(args []string, e *env) int {
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	tmplA := fs.String("template-a", "", "render side A with this template `FILE`")
 	tmplB := fs.String("template-b", "", "render side B with this template `FILE`")
+	samples := fs.Int("samples", 0, "ask each side `N` times and compare the rates (see above)")
 	if status, ok := parseFlags(fs, diffUsage, reorderFlags(args)); !ok {
 		return status
 	}
@@ -96,6 +104,26 @@ func runDiff(args []string, e *env) int {
 	var req map[string]json.RawMessage
 	if err := json.Unmarshal(data, &req); err != nil {
 		return fail(1, "the request is not a JSON object: %v", err)
+	}
+	if *samples < 0 || *samples > 1000 {
+		return fail(2, "--samples takes 1 to 1000")
+	}
+	if *samples > 1 {
+		rep, err := runSamples(fs.Args(), [2]string{*tmplA, *tmplB}, req, *samples, e)
+		if err != nil {
+			return fail(2, "%v", err)
+		}
+		if *asJSON {
+			if err := printJSON(e, rep); err != nil {
+				return fail(1, "%v", err)
+			}
+		} else {
+			printSamples(e.stdout, rep)
+		}
+		if rep.Verdict != "same" {
+			return 1
+		}
+		return 0
 	}
 	rep := &diffReport{}
 	for i, spec := range fs.Args() {

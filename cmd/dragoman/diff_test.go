@@ -3,11 +3,14 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/dragoman-dev/dragoman/internal/fixtures"
@@ -118,5 +121,85 @@ func TestUnifiedDiff(t *testing.T) {
 	}
 	if strings.Contains(d, " zero\n") {
 		t.Errorf("more than three lines of context:\n%s", d)
+	}
+}
+
+func TestFisherExact(t *testing.T) {
+	for _, c := range []struct {
+		a, b, c, d int
+		want       float64
+	}{
+		{8, 0, 0, 8, 2.0 / 12870}, {4, 4, 4, 4, 1}, {3, 1, 1, 3, 34.0 / 70}, {0, 0, 0, 0, 1}, {5, 0, 5, 0, 1},
+	} {
+		if got := fisherExact(c.a, c.b, c.c, c.d); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("%v: %g, want %g", c, got, c.want)
+		}
+	}
+}
+
+// alternatingRuntime answers chat requests in turn with the parsed call of
+// one recording and the call left as text of another: a model that
+// sometimes writes its call well.
+func alternatingRuntime(t *testing.T) string {
+	t.Helper()
+	a, b := replayRuntime(t, "21-scripted-chat-tools-auto.json"), replayRuntime(t, "24-scripted-chat-tools-none.json")
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		target := a
+		if r.URL.Path == "/v1/chat/completions" && n.Add(1)%2 == 0 {
+			target = b
+		}
+		var resp *http.Response
+		var err error
+		if r.Method == http.MethodGet {
+			resp, err = http.Get(target + r.URL.Path)
+		} else {
+			resp, err = http.Post(target+r.URL.Path, "application/json", r.Body)
+		}
+		if err != nil {
+			http.Error(w, err.Error(), 502)
+			return
+		}
+		defer resp.Body.Close()
+		w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+		w.WriteHeader(resp.StatusCode)
+		io.Copy(w, resp.Body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// --samples: a side that always parses the call against one that always
+// leaves it as text is a parser gap; the same runtime twice is the same; two
+// runtimes that each parse half their calls are the same within noise.
+func TestDiffSamples(t *testing.T) {
+	req := write(t, t.TempDir(), "req.json", diffRequest)
+	parsed := replayRuntime(t, "21-scripted-chat-tools-auto.json")
+	asText := replayRuntime(t, "24-scripted-chat-tools-none.json")
+	run := func(a, b string) (int, samplesReport) {
+		t.Helper()
+		r := dragoman(t, "", nil, "diff", "--request", req, "--samples", "6", "--json", "openai="+a+"@relay", "openai="+b+"@relay")
+		var rep samplesReport
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+			t.Fatalf("--json: %v: %q (%s)", err, r.stdout, r.stderr)
+		}
+		return r.status, rep
+	}
+	status, rep := run(parsed, asText)
+	if status != 1 || rep.Verdict != "parser gap" || rep.A.Calls != 6 || rep.B.AsText != 6 || rep.P > 0.01 || rep.A.Names["get_weather"] != 6 {
+		t.Errorf("gap: status %d, %+v %+v %+v", status, rep, *rep.A, *rep.B)
+	}
+	if status, rep = run(parsed, parsed); status != 0 || rep.Verdict != "same" || rep.P < 0.999 {
+		t.Errorf("same: status %d, %+v", status, rep)
+	}
+	if status, rep = run(alternatingRuntime(t), alternatingRuntime(t)); status != 0 || rep.Verdict != "same" ||
+		rep.A.Calls != 3 || rep.A.AsText != 3 || rep.B.Calls != 3 {
+		t.Errorf("noise: status %d, %+v %+v %+v", status, rep, *rep.A, *rep.B)
+	}
+	// The human-readable report.
+	r := dragoman(t, "", nil, "diff", "--request", req, "--samples", "4", "openai="+parsed+"@relay", "openai="+asText+"@relay")
+	if r.status != 1 || !strings.Contains(r.stdout, "4 samples: 4 with calls, 0 with a call left as text, 0 errors (calls: get_weather 4)") ||
+		!strings.Contains(r.stdout, "verdict: parser gap") {
+		t.Errorf("report: status %d\n%s%s", r.status, r.stdout, r.stderr)
 	}
 }
