@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
+	"syscall"
 
 	"github.com/dragoman-dev/dragoman/chat"
 )
@@ -49,36 +51,60 @@ func trimBase(u string) string {
 // do sends a request with body (JSON-encoded when not nil) and returns the
 // response when its status is 2xx; otherwise an *Error with the runtime's own
 // message. The caller closes the body.
+//
+// A request sent on a kept-alive connection that the runtime closed at that
+// moment (its idle timeout met our reuse: the request fails with EOF or a
+// reset before any answer) is sent once more on a new connection. Nothing
+// was answered, so nothing is lost or repeated to the client; llama-server
+// shows it as one 502 in a hundred requests otherwise.
 func (c conn) do(ctx context.Context, method, path string, body any) (*http.Response, error) {
-	var rd io.Reader
+	var b []byte
 	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
+		var err error
+		if b, err = json.Marshal(body); err != nil {
 			return nil, fmt.Errorf("%s: encoding request: %w", c.kind, err)
 		}
-		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", c.kind, err)
+	reused := false
+	tctx := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { reused = i.Reused }})
+	for attempt := 0; ; attempt++ {
+		var rd io.Reader
+		if body != nil {
+			rd = bytes.NewReader(b)
+		}
+		req, err := http.NewRequestWithContext(tctx, method, c.base+path, rd)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.kind, err)
+		}
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		// An empty key sends no header at all: some servers reject "Bearer " as
+		// a malformed credential rather than treating it as none.
+		if c.apiKey != "" {
+			req.Header.Set("Authorization", "Bearer "+c.apiKey)
+		}
+		reused = false
+		resp, err := c.client.Do(req)
+		if err != nil && attempt == 0 && reused && ctx.Err() == nil && closedUnderUs(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s at %s: %w", c.kind, c.base, err)
+		}
+		if resp.StatusCode < 200 || resp.StatusCode > 299 {
+			defer resp.Body.Close()
+			return nil, responseError(c.kind, resp)
+		}
+		return resp, nil
 	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	// An empty key sends no header at all: some servers reject "Bearer " as
-	// a malformed credential rather than treating it as none.
-	if c.apiKey != "" {
-		req.Header.Set("Authorization", "Bearer "+c.apiKey)
-	}
-	resp, err := c.client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("%s at %s: %w", c.kind, c.base, err)
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		defer resp.Body.Close()
-		return nil, responseError(c.kind, resp)
-	}
-	return resp, nil
+}
+
+// closedUnderUs reports whether err is a connection the other side closed
+// before answering.
+func closedUnderUs(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		strings.Contains(err.Error(), "server closed idle connection")
 }
 
 // getJSON GETs path and decodes its JSON body into out.
