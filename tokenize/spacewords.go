@@ -38,6 +38,11 @@ type crossingToken struct {
 // places no token can span; it leaves the pre-tokenizer as it is when the
 // vocabulary has too many crossing tokens.
 func (t *Tokenizer) cutAtSpaces() {
+	// A "▁" the vocabulary lacks is an unknown character, which a model may
+	// fuse with the unknown characters before it: then no place is safe.
+	if _, ok := t.vocab[spaceMark]; !ok {
+		return
+	}
 	var crossing []crossingToken
 	for _, s := range t.texts {
 		if _, isByte := byteToken(s); isByte {

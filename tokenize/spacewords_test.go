@@ -93,3 +93,30 @@ func TestSpaceWordsExact(t *testing.T) {
 		}
 	}
 }
+
+// A vocabulary without "▁" is not cut: "▁" is then an unknown character,
+// which the model fuses with unknown characters before it, across the place
+// a cut would make.
+func TestSpaceWordsNeedTheSpacePiece(t *testing.T) {
+	file := map[string]any{
+		"normalizer":    map[string]any{"type": "Replace", "pattern": map[string]any{"String": " "}, "content": "▁"},
+		"pre_tokenizer": nil,
+		"model":         map[string]any{"type": "BPE", "vocab": map[string]int{"<unk>": 0, "a": 1, "b": 2}, "merges": [][2]string{}, "unk_token": "<unk>", "fuse_unk": true},
+	}
+	data, _ := json.Marshal(file)
+	tk, err := ParseTokenizerJSON(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, cut := tk.pre.(spaceWords); cut {
+		t.Fatal("a vocabulary without ▁ is cut")
+	}
+	if got := tk.Encode("aé b"); !slices.Equal(got, []int{1, 0, 2}) {
+		t.Errorf("ids %v, want [1 0 2]: a, one unknown for \"é▁\", b", got)
+	}
+	tk.pre = spaceWords{inner: tk.pre}
+	tk.cache = wordCache{}
+	if got := tk.Encode("aé b"); slices.Equal(got, []int{1, 0, 2}) {
+		t.Errorf("cut anyway, the ids are still %v: the test shows nothing", got)
+	}
+}
