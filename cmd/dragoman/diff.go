@@ -113,17 +113,7 @@ func runDiff(args []string, e *env) int {
 		if err != nil {
 			return fail(2, "%v", err)
 		}
-		if *asJSON {
-			if err := printJSON(e, rep); err != nil {
-				return fail(1, "%v", err)
-			}
-		} else {
-			printSamples(e.stdout, rep)
-		}
-		if rep.Verdict != "same" {
-			return 1
-		}
-		return 0
+		return report(e, fail, *asJSON, rep, rep.Verdict, func(w io.Writer) { printSamples(w, rep) })
 	}
 	rep := &diffReport{}
 	for i, spec := range fs.Args() {
@@ -142,14 +132,20 @@ func runDiff(args []string, e *env) int {
 		}
 	}
 	compareSides(rep)
-	if *asJSON {
+	return report(e, fail, *asJSON, rep, rep.Verdict, func(w io.Writer) { printDiff(w, rep) })
+}
+
+// report prints a diff's report as JSON or as text and returns the exit
+// status: 0 when the verdict is "same", else 1.
+func report(e *env, fail func(int, string, ...any) int, asJSON bool, rep any, verdict string, text func(io.Writer)) int {
+	if asJSON {
 		if err := printJSON(e, rep); err != nil {
 			return fail(1, "%v", err)
 		}
 	} else {
-		printDiff(e.stdout, rep)
+		text(e.stdout)
 	}
-	if rep.Verdict != "same" {
+	if verdict != "same" {
 		return 1
 	}
 	return 0
