@@ -105,16 +105,7 @@ const maxMemberDepth = 8
 // warnings are dropped: the enclosing member's value rule, which covers the
 // same schemas, gave them already.
 func (sg *schemaGen) properties(obj *jvalue, hint string, depth int) ([]Member, error) {
-	// Few members: slices searched in order rather than maps.
-	var order []string
-	if r := obj.get("required"); r != nil && r.kind == jArray {
-		order = make([]string, 0, len(r.vals))
-		for _, v := range r.vals {
-			if v.kind == jString && !slices.Contains(order, v.str) {
-				order = append(order, v.str)
-			}
-		}
-	}
+	order := requiredNames(obj)
 	props := obj.get("properties")
 	if props != nil && props.kind != jObject {
 		props = nil

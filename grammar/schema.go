@@ -797,16 +797,7 @@ func (sg *schemaGen) object(s *jvalue, hint string) (expr, error) {
 		sg.warn("properties is not an object; ignored")
 		props = nil
 	}
-	// Objects have few members: slices searched in order cost less than maps here.
-	var reqOrder []string
-	if r := s.get("required"); r != nil && r.kind == jArray {
-		reqOrder = make([]string, 0, len(r.vals))
-		for _, v := range r.vals {
-			if v.kind == jString && !slices.Contains(reqOrder, v.str) {
-				reqOrder = append(reqOrder, v.str)
-			}
-		}
-	}
+	reqOrder := requiredNames(s)
 	addl := s.get("additionalProperties")
 	extra := addl == nil && props == nil && len(reqOrder) == 0 ||
 		addl != nil && (addl.kind == jTrue || addl.kind == jObject)
@@ -938,6 +929,23 @@ func (sg *schemaGen) scalar(s *jvalue) (rule string, ok bool) {
 		return sg.nullRule(), true
 	}
 	return "", false
+}
+
+// requiredNames are the names an object schema's "required" lists, each once,
+// in its order. Objects have few members: slices searched in order cost less
+// than maps here.
+func requiredNames(s *jvalue) []string {
+	r := s.get("required")
+	if r == nil || r.kind != jArray {
+		return nil
+	}
+	names := make([]string, 0, len(r.vals))
+	for _, v := range r.vals {
+		if v.kind == jString && !slices.Contains(names, v.str) {
+			names = append(names, v.str)
+		}
+	}
+	return names
 }
 
 // joinName is hint-key as a rule name (characters a name may not hold written as '-').
