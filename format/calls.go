@@ -14,6 +14,9 @@ import (
 
 // lit is a GBNF literal; opt an optional one.
 func lit(s string) string { return grammar.Literal(s) }
+
+// litOf is lit of the parts joined (a parameter's tag around its name), in one allocation.
+func litOf(parts ...string) string { return grammar.LiteralOf(parts...) }
 func opt(s string) string {
 	switch s { // the optional newline and space are in most calls' every parameter
 	case "\n":
@@ -99,11 +102,7 @@ func nameArgumentsID(b *Builder, i int) (string, error) {
 // parameter as keyOpen KEY keyClose VALUE valueClose and optional layout.
 func taggedParams(head, tail func(b *Builder, i int) string, param func(key, value string) string, v Value) func(b *Builder, i int) (string, error) {
 	return func(b *Builder, i int) (string, error) {
-		ps, err := b.Params(i, v, func(m grammar.Member, value string) string { return param(m.Name, value) })
-		if err != nil {
-			return "", err
-		}
-		return seqOf(head(b, i), ps, tail(b, i)), nil
+		return b.ParamsBetween(i, head(b, i), tail(b, i), v, func(m grammar.Member, value string) string { return param(m.Name, value) })
 	}
 }
 
@@ -129,7 +128,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 		func(b *Builder, i int) string { return seqOf(lit("<function="), b.Name(i), lit(">"), opt("\n")) },
 		func(*Builder, int) string { return lit("</function>") },
 		func(k, v string) string {
-			return seqOf(lit("<parameter="+k+">"), optNewline, v, optNewline, litCloseParameter, optNewline)
+			return seqOf(litOf("<parameter=", k, ">"), optNewline, v, optNewline, litCloseParameter, optNewline)
 		},
 		Value{Stop: "</parameter>", Python: true}))
 	callSyntaxes["qwen3-coder-xml"] = think(qwenXML, "<think>", "</think>")
@@ -137,7 +136,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 	seed := blocks("<seed:tool_call>", "</seed:tool_call>", taggedParams(
 		func(b *Builder, i int) string { return seqOf(lit("<function="), b.Name(i), lit(">"), opt("\n")) },
 		func(*Builder, int) string { return lit("</function>") },
-		func(k, v string) string { return seqOf(lit("<parameter="+k+">"), v, litCloseParameter, optNewline) },
+		func(k, v string) string { return seqOf(litOf("<parameter=", k, ">"), v, litCloseParameter, optNewline) },
 		Value{Stop: "</parameter>", Python: true}))
 	callSyntaxes["seed-oss"] = think(seed, "<seed:think>", "</seed:think>")
 
@@ -147,7 +146,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 			func(b *Builder, i int) string { return seqOf(b.Name(i), optNewline) },
 			func(*Builder, int) string { return "" },
 			func(k, v string) string {
-				return seqOf(lit(keyOpen+k+keyClose), optNewline, litValueOpen, v, litValueClose, optNewline)
+				return seqOf(litOf(keyOpen, k, keyClose), optNewline, litValueOpen, v, litValueClose, optNewline)
 			},
 			Value{Stop: valueClose}))
 		cs.Open, cs.Sep, cs.Close = lit(open), seqOf(lit(close), gap, lit(open)), lit(close)
@@ -170,7 +169,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 			},
 			func(*Builder, int) string { return lit("</tool_call:opensource>") },
 			func(k, v string) string {
-				return seqOf(lit("<arg_key:opensource>"+k+"</arg_key:opensource>"), opt("\n"), lit("<arg_value:opensource>"), v, lit("</arg_value:opensource>"), opt("\n"))
+				return seqOf(litOf("<arg_key:opensource>", k, "</arg_key:opensource>"), opt("\n"), lit("<arg_value:opensource>"), v, lit("</arg_value:opensource>"), opt("\n"))
 			},
 			Value{Stop: "</arg_value:opensource>"}),
 	}
@@ -186,7 +185,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 			Call: taggedParams(
 				func(b *Builder, i int) string { return seqOf(lit(invokeOpen+`"`), b.Name(i), lit(`">`), opt("\n")) },
 				func(*Builder, int) string { return lit(invokeClose) },
-				func(k, v string) string { return seqOf(lit(paramOpen+`"`+k+`">`), v, litParamClose, optNewline) },
+				func(k, v string) string { return seqOf(litOf(paramOpen, `"`, k, `">`), v, litParamClose, optNewline) },
 				Value{Stop: paramClose}),
 		}
 	}
@@ -202,7 +201,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 				if m.Type == "string" || m.Type == "" || len(m.Enum) > 0 {
 					isString = "true"
 				}
-				return seqOf(lit(`<｜DSML｜parameter name="`+m.Name+`" string="`+isString+`">`), value, lit("</｜DSML｜parameter>"), opt("\n"))
+				return seqOf(litOf(`<｜DSML｜parameter name="`, m.Name, `" string="`, isString, `">`), value, lit("</｜DSML｜parameter>"), opt("\n"))
 			})
 			if err != nil {
 				return "", err
@@ -231,7 +230,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 			},
 			func(*Builder, int) string { return lit("</steptml:invoke><｜tool_call_end｜>") },
 			func(k, v string) string {
-				return seqOf(lit(`<steptml:parameter name="`+k+`">`), v, lit("</steptml:parameter>"))
+				return seqOf(litOf(`<steptml:parameter name="`, k, `">`), v, lit("</steptml:parameter>"))
 			},
 			Value{Stop: "</steptml:parameter>"}),
 	}
@@ -246,7 +245,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 			cdata := seqOf(lit("<![CDATA["), b.G.TextWithout("]]>"), lit("]]>"))
 			str := b.G.Add("cdata-string", plain+" | "+cdata)
 			ps, err := b.Params(i, Value{Stop: "</param>", Python: true, String: str}, func(m grammar.Member, value string) string {
-				return seqOf(lit(`<param name="`+m.Name+`">`), value, lit("</param>"))
+				return seqOf(litOf(`<param name="`, m.Name, `">`), value, lit("</param>"))
 			})
 			if err != nil {
 				return "", err
@@ -457,7 +456,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 			Call: func(b *Builder, i int) (string, error) {
 				v := Value{Sep: lit(","), Sorted: sorted, Nested: true}
 				v.Encode = func(m grammar.Member) string { return gemmaValue(b, m, quote, v) }
-				ps, err := b.Params(i, v, func(m grammar.Member, value string) string { return seqOf(lit(m.Name+":"), value) })
+				ps, err := b.Params(i, v, func(m grammar.Member, value string) string { return seqOf(litOf(m.Name, ":"), value) })
 				if err != nil {
 					return "", err
 				}
@@ -473,7 +472,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 	pyCall := func(b *Builder, i int) (string, error) {
 		v := Value{Sep: lit(", "), Nested: true}
 		v.Encode = func(m grammar.Member) string { return pythonValue(b, m, v) }
-		ps, err := b.Params(i, v, func(m grammar.Member, value string) string { return seqOf(lit(m.Name+"="), value) })
+		ps, err := b.Params(i, v, func(m grammar.Member, value string) string { return seqOf(litOf(m.Name, "="), value) })
 		if err != nil {
 			return "", err
 		}
@@ -511,7 +510,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 		Close:    lit("<|close|>tools<|sep|>"),
 		Call: func(b *Builder, i int) (string, error) {
 			ps, err := b.Params(i, Value{Stop: "<|close|>"}, func(m grammar.Member, value string) string {
-				return seqOf(lit(`<|open|>argument key="`+m.Name+`" type="`+kimiType(m)+`"<|sep|>`), value, lit("<|close|>argument<|sep|>"))
+				return seqOf(litOf(`<|open|>argument key="`, m.Name, `" type="`, kimiType(m), `"<|sep|>`), value, lit("<|close|>argument<|sep|>"))
 			})
 			if err != nil {
 				return "", err
@@ -557,7 +556,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 		Sep:  lit("<|eom|><|start|>assistant"),
 		Call: func(b *Builder, i int) (string, error) {
 			ps, err := b.Params(i, Value{Stop: "</atem:parameter>"}, func(m grammar.Member, value string) string {
-				return seqOf(lit(`<atem:parameter name="`+m.Name+`">`), value, lit("</atem:parameter>"), opt("\n"))
+				return seqOf(litOf(`<atem:parameter name="`, m.Name, `">`), value, lit("</atem:parameter>"), opt("\n"))
 			})
 			if err != nil {
 				return "", err
@@ -592,7 +591,7 @@ func gemmaValue(b *Builder, m grammar.Member, quote string, v Value) string {
 	case "object":
 		if len(m.Properties) > 0 {
 			body := b.Arguments(func() string { return "gemma-rest" }, m.Properties, v,
-				func(p grammar.Member, value string) string { return seqOf(lit(p.Name+":"), value) })
+				func(p grammar.Member, value string) string { return seqOf(litOf(p.Name, ":"), value) })
 			return seqOf(lit("{"), body, lit("}"))
 		}
 	case "array":
@@ -705,7 +704,7 @@ func minimaxValue(b *Builder, m grammar.Member, ns string, v Value) string {
 
 // minimaxElement is one MiniMax M3 element: ns<name>value ns</name>.
 func minimaxElement(ns, name, value string) string {
-	return seqOf(lit(ns+"<"+name+">"), value, lit(ns+"</"+name+">"))
+	return seqOf(litOf(ns, "<", name, ">"), value, litOf(ns, "</", name, ">"))
 }
 
 // kimiType is the type attribute Kimi K3's template writes for a value.

@@ -236,10 +236,11 @@ type Builder struct {
 	ws       string             // WS, once asked for
 	keys     [][2]string        // keyLiteral's: key, literal
 	args     []string
-	members  [][]grammar.Member
-	nmembers [][]grammar.Member // NestedMembers'; made when first asked for
 	warnings []string
 	str      string
+	textStop string // textWithout's last stop and its rule
+	textRule string
+	scratch  []byte            // arguments' working text
 	rules    map[string]string // rules shared by a grammar's calls, by key (Rule)
 }
 
@@ -261,7 +262,7 @@ func (b *Builder) Rule(key string, def func() string) string {
 func newBuilder(tools []chat.Tool) *Builder {
 	// About four rules per tool (arguments, nested values, the call) and a
 	// dozen shared ones.
-	return &Builder{G: grammar.NewSized(12 + 4*len(tools)), Tools: tools, args: make([]string, len(tools)), members: make([][]grammar.Member, len(tools))}
+	return &Builder{G: grammar.NewSized(12 + 4*len(tools)), Tools: tools, args: make([]string, len(tools))}
 }
 
 // Name is tools[i]'s name as a GBNF literal.
@@ -399,6 +400,12 @@ type Value struct {
 // look at the member's schema type. Only declared properties can be
 // written.
 func (b *Builder) Params(i int, v Value, param func(m grammar.Member, value string) string) (string, error) {
+	return b.ParamsBetween(i, "", "", v, param)
+}
+
+// ParamsBetween is seqOf(head, Params(i, v, param), tail), the whole call
+// written at once.
+func (b *Builder) ParamsBetween(i int, head, tail string, v Value, param func(m grammar.Member, value string) string) (string, error) {
 	members := b.Members
 	if v.Nested {
 		members = b.NestedMembers
@@ -407,44 +414,87 @@ func (b *Builder) Params(i int, v Value, param func(m grammar.Member, value stri
 	if err != nil {
 		return "", err
 	}
-	return b.Arguments(func() string { return b.ruleName("args-rest-", i) }, ms, v, param), nil
+	return b.arguments(head, tail, func() string { return b.ruleName("args-rest-", i) }, ms, v, param), nil
 }
 
 // Arguments is Params over the members ms (a tool's, or a nested object's
 // declared properties); long tails of separated members become rules named
 // after restName().
 func (b *Builder) Arguments(restName func() string, ms []grammar.Member, v Value, param func(m grammar.Member, value string) string) string {
+	return b.arguments("", "", restName, ms, v, param)
+}
+
+// arguments is Arguments between head and tail, as ParamsBetween.
+func (b *Builder) arguments(head, tail string, restName func() string, ms []grammar.Member, v Value, param func(m grammar.Member, value string) string) string {
 	if v.Sorted {
 		ms = append([]grammar.Member(nil), ms...)
 		sort.Slice(ms, func(a, c int) bool { return ms[a].Name < ms[c].Name })
 	}
-	parts := make([]string, len(ms))
-	required := make([]bool, len(ms))
-	for k, m := range ms {
-		value := ""
-		if v.Encode != nil {
-			value = v.Encode(m)
-		} else {
-			value = b.value(m, v)
+	if v.Sep != "" {
+		parts := make([]string, len(ms))
+		required := make([]bool, len(ms))
+		for k, m := range ms {
+			parts[k], required[k] = param(m, b.encode(m, v)), m.Required
 		}
-		parts[k], required[k] = param(m, value), m.Required
+		return seqOf(head, b.separated(restName, parts, required, v.Sep), tail)
 	}
-	if v.Sep == "" {
-		var s strings.Builder
-		n := 0
-		for _, p := range parts {
-			n += len(p) + 4
+	// Each argument in turn, as seqPart would join them, optional ones as
+	// (…)?, which seqPart parenthesises once more when they hold
+	// alternatives. The text is built on b.scratch, above whatever an
+	// enclosing call keeps there (nested objects' values come through
+	// here too).
+	mark := len(b.scratch)
+	bar := false
+	for _, m := range ms {
+		p := param(m, b.encode(m, v))
+		pbar := strings.IndexByte(p, '|') >= 0
+		bar = bar || pbar
+		if len(b.scratch) > mark {
+			b.scratch = append(b.scratch, ' ')
 		}
-		s.Grow(n)
-		for k, p := range parts {
-			if !required[k] {
-				p = "(" + p + ")?"
-			}
-			seqPart(&s, p)
+		switch {
+		case m.Required && pbar && !(strings.HasPrefix(p, "(") && strings.HasSuffix(p, ")")):
+			b.scratch = append(append(append(b.scratch, '('), p...), ')')
+		case m.Required:
+			b.scratch = append(b.scratch, p...)
+		case pbar:
+			b.scratch = append(append(append(b.scratch, "(("...), p...), ")?)"...)
+		default:
+			b.scratch = append(append(append(b.scratch, '('), p...), ")?"...)
 		}
-		return s.String()
 	}
-	return b.separated(restName, parts, required, v.Sep)
+	body := b.scratch[mark:]
+	defer func() { b.scratch = b.scratch[:mark] }()
+	if head == "" && tail == "" {
+		return string(body)
+	}
+	// seqOf(head, body, tail) without making body a string first.
+	var s strings.Builder
+	s.Grow(len(head) + len(body) + len(tail) + 6)
+	seqPart(&s, head)
+	if len(body) > 0 {
+		if s.Len() > 0 {
+			s.WriteByte(' ')
+		}
+		wrap := bar && !(body[0] == '(' && body[len(body)-1] == ')')
+		if wrap {
+			s.WriteByte('(')
+		}
+		s.Write(body)
+		if wrap {
+			s.WriteByte(')')
+		}
+	}
+	seqPart(&s, tail)
+	return s.String()
+}
+
+// encode is the GBNF of member m's value as v writes it.
+func (b *Builder) encode(m grammar.Member, v Value) string {
+	if v.Encode != nil {
+		return v.Encode(m)
+	}
+	return b.value(m, v)
 }
 
 // separated is the GBNF of the parts in order, optional ones optional, with
@@ -488,30 +538,27 @@ func (b *Builder) separated(restName func() string, parts []string, required []b
 func (b *Builder) NestedMembers(i int) ([]grammar.Member, error) { return b.membersOf(i, true) }
 
 // Members are tools[i]'s declared arguments with their JSON value rules.
+// They are valid until the next call of Members or NestedMembers, which
+// reuses their memory (a family reads one tool's at a time).
 func (b *Builder) Members(i int) ([]grammar.Member, error) { return b.membersOf(i, false) }
 
-// membersOf reads tools[i]'s members once per grammar, nested or not.
 func (b *Builder) membersOf(i int, nested bool) ([]grammar.Member, error) {
-	cache := &b.members
+	read := b.converter().Members
 	if nested {
-		cache = &b.nmembers
+		read = b.converter().NestedMembers
 	}
-	if *cache == nil {
-		*cache = make([][]grammar.Member, len(b.Tools))
+	ms, warns, err := read(b.ruleName("arg-", i), argumentsSchema(b.Tools[i]))
+	b.warn(i, warns)
+	return ms, err
+}
+
+// textWithout is G.TextWithout, the last stop's rule kept at hand: every
+// string argument of a tagged family asks for the same one.
+func (b *Builder) textWithout(stop string) string {
+	if b.textRule == "" || b.textStop != stop {
+		b.textStop, b.textRule = stop, b.G.TextWithout(stop)
 	}
-	if (*cache)[i] == nil {
-		read := b.converter().Members
-		if nested {
-			read = b.converter().NestedMembers
-		}
-		ms, warns, err := read(b.ruleName("arg-", i), argumentsSchema(b.Tools[i]))
-		b.warn(i, warns)
-		if err != nil {
-			return nil, err
-		}
-		(*cache)[i] = append(ms, grammar.Member{})[:len(ms)] // non-nil even when empty
-	}
-	return (*cache)[i], nil
+	return b.textRule
 }
 
 // value is the GBNF of one raw-text value: a string is any text without the
@@ -529,7 +576,7 @@ func (b *Builder) value(m grammar.Member, v Value) string {
 		if v.String != "" {
 			return v.String
 		}
-		return b.G.TextWithout(v.Stop)
+		return b.textWithout(v.Stop)
 	case "boolean":
 		if v.Python {
 			return `("true" | "false" | "True" | "False")`

@@ -233,6 +233,26 @@ func Literal(s string) string {
 	return string(append(b, '"'))
 }
 
+// LiteralOf is Literal of the parts joined, in one allocation when none
+// needs escaping.
+func LiteralOf(parts ...string) string {
+	n := 2
+	for _, p := range parts {
+		if !plainLiteral(p) {
+			return Literal(strings.Join(parts, ""))
+		}
+		n += len(p)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteByte('"')
+	for _, p := range parts {
+		b.WriteString(p)
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
 func printableASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < 0x20 || s[i] >= 0x7f {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // A small JSON reader for schemas: it keeps the order of object members (properties are generated in
@@ -81,6 +82,16 @@ var readers = sync.Pool{New: func() any { return new(jreader) }}
 
 // readJSON reads the JSON document s with a pooled reader; release the reader once the tree is no
 // longer used (nothing of the tree may be kept then; its strings may, they point into s).
+// readSchema is readJSON over a schema's bytes, read in place: the tree's
+// strings share the bytes' memory, so nothing that outlives the conversion
+// may keep one of them (schemaGen.keep copies those that do).
+func readSchema(b []byte) (*jreader, *jvalue, error) {
+	if len(b) == 0 {
+		return readJSON("")
+	}
+	return readJSON(unsafe.String(&b[0], len(b)))
+}
+
 func readJSON(s string) (*jreader, *jvalue, error) {
 	r := readers.Get().(*jreader)
 	r.reset(s)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // Member is one declared property of an object schema, for tool-call formats that write each argument in
@@ -19,7 +20,8 @@ type Member struct {
 	// Enum holds the allowed values when the property is a string enum or const; the format writes them
 	// as raw text.
 	Enum []string
-	// Value is the rule matching the property's value written as JSON.
+	// Value is the rule matching the property's value written as JSON; empty for a string enum or const
+	// (Enum), which formats write as raw text.
 	Value string
 	// Properties are the declared members of an object-typed property (nested as deep as
 	// maxMemberDepth), for formats that write nested objects in a syntax of their own; nil when the
@@ -49,7 +51,8 @@ func (c *Converter) Add(prefix string, schema json.RawMessage) (rule string, war
 	return c.sg.add(prefix, schema)
 }
 
-// Members is AddMembers.
+// Members is AddMembers. The members share memory that the converter reuses: they are valid until its
+// next Members or NestedMembers call.
 func (c *Converter) Members(prefix string, schema json.RawMessage) ([]Member, []string, error) {
 	c.sg.nested = false
 	return c.sg.addMembers(prefix, schema)
@@ -57,7 +60,8 @@ func (c *Converter) Members(prefix string, schema json.RawMessage) ([]Member, []
 
 // NestedMembers is AddMembers that also describes nested values: each object-typed member's declared
 // properties and each array-typed member's items (Member.Properties, Member.Items), with value rules of
-// their own, for formats that write nested objects and arrays in a syntax of their own.
+// their own, for formats that write nested objects and arrays in a syntax of their own. They are valid
+// until the next Members or NestedMembers call, as Members'.
 func (c *Converter) NestedMembers(prefix string, schema json.RawMessage) ([]Member, []string, error) {
 	c.sg.nested = true
 	defer func() { c.sg.nested = false }()
@@ -68,11 +72,12 @@ func (sg *schemaGen) addMembers(prefix string, schema json.RawMessage) ([]Member
 	if len(bytes.TrimSpace(schema)) == 0 || string(bytes.TrimSpace(schema)) == "null" {
 		return nil, nil, nil
 	}
-	r, doc, err := readJSON(string(schema))
+	r, doc, err := readSchema(schema)
 	if err != nil {
 		return nil, nil, fmt.Errorf("grammar: schema: %w", err)
 	}
 	defer r.release()
+	sg.slab = sg.slab[:0] // the previous schema's members end here (Converter.Members)
 	sg.start(doc, prefix)
 	sg.top = sg.prefix // a "#" reference inside a property means the whole arguments object
 	obj := sg.deref(doc)
@@ -105,66 +110,85 @@ const maxMemberDepth = 8
 // warnings are dropped: the enclosing member's value rule, which covers the
 // same schemas, gave them already.
 func (sg *schemaGen) properties(obj *jvalue, hint string, depth int) ([]Member, error) {
-	order := requiredNames(obj)
+	order, namesMark := sg.requiredNames(obj)
+	defer func() { sg.names = sg.names[:namesMark] }()
 	props := obj.get("properties")
 	if props != nil && props.kind != jObject {
 		props = nil
 	}
-	n := len(order)
+	var keys []string
 	if props != nil {
-		n += len(props.keys)
+		keys = props.keys
 	}
-	out := make([]Member, 0, n)
-	seen := make([]string, 0, n)
-	add := func(key string, s *jvalue) error {
-		seen = append(seen, key)
-		sg.push("properties", key)
-		defer sg.pop(2)
-		m, err := sg.member(key, s, slices.Contains(order, key), joinName(hint, key), depth)
+	out := sg.memberSlice(len(keys) + len(order))
+	for i, key := range keys {
+		if slices.Contains(keys[:i], key) {
+			continue // a repeated key: the first place, the last schema (as get reads it, and objects do)
+		}
+		m, err := sg.property(key, props.get(key), slices.Contains(order, key), hint, depth)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		out = append(out, m)
-		return nil
-	}
-	if props != nil {
-		for i, key := range props.keys {
-			if slices.Contains(seen, key) {
-				continue
-			}
-			if err := add(key, props.vals[i]); err != nil {
-				return nil, err
-			}
-		}
 	}
 	for _, key := range order {
-		if !slices.Contains(seen, key) {
-			if err := add(key, nil); err != nil {
+		if props.get(key) == nil {
+			m, err := sg.property(key, nil, true, hint, depth)
+			if err != nil {
 				return nil, err
 			}
+			out = append(out, m)
 		}
 	}
 	return out, nil
 }
 
+// memberSlice is an empty slice with room for n members, carved from a slab
+// the generator keeps and reuses from one schema to the next.
+func (sg *schemaGen) memberSlice(n int) []Member {
+	if n > cap(sg.slab)-len(sg.slab) {
+		sg.slab = make([]Member, 0, max(n, 2*cap(sg.slab), 16))
+	}
+	start := len(sg.slab)
+	sg.slab = sg.slab[:start+n]
+	return sg.slab[start : start : start+n]
+}
+
+// property is member for the declared property key of an object whose
+// value rules are named after hint, with its place in the schema path.
+func (sg *schemaGen) property(key string, s *jvalue, required bool, hint string, depth int) (Member, error) {
+	sg.push("properties", key)
+	m, err := sg.member(key, s, required, hint, key, depth)
+	sg.pop(2)
+	return m, err
+}
+
 // member describes the value schema s of the member key: its JSON value rule
-// (named after hint), its type and string enum, and for an object with
-// declared properties or an array with an items schema, the nested members.
-func (sg *schemaGen) member(key string, s *jvalue, required bool, hint string, depth int) (Member, error) {
+// (named hint-suffix, made only when a rule of its own is needed), its type
+// and string enum, and for an object with declared properties or an array
+// with an items schema, the nested members.
+func (sg *schemaGen) member(key string, s *jvalue, required bool, hint, suffix string, depth int) (Member, error) {
 	warned := len(sg.warnings)
 	rule, ok := sg.scalar(s)
-	if !ok {
-		var err error
-		if rule, err = sg.valueAtom(s, hint); err != nil {
-			return Member{}, err
-		}
+	if ok {
+		m := Member{Name: sg.keep(key), Required: required, Value: rule}
+		m.Type, m.Enum = sg.memberType(s)
+		return m, nil
+	}
+	m := Member{Name: sg.keep(key), Required: required}
+	if m.Type, m.Enum = sg.memberType(s); m.Enum != nil {
+		return m, nil // formats write a string enum's values as raw text
+	}
+	name := joinName(hint, suffix)
+	rule, err := sg.valueAtom(s, name)
+	if err != nil {
+		return Member{}, err
 	}
 	if depth > 0 {
 		sg.warnings = sg.warnings[:warned]
 	}
-	m := Member{Name: key, Required: required, Value: rule}
-	m.Type, m.Enum = sg.memberType(s)
-	if !sg.nested || depth+1 >= maxMemberDepth || ok {
+	m.Value = rule
+	if !sg.nested || depth+1 >= maxMemberDepth {
 		return m, nil
 	}
 	warned = len(sg.warnings)
@@ -172,7 +196,7 @@ func (sg *schemaGen) member(key string, s *jvalue, required bool, hint string, d
 	switch d := sg.deref(s); m.Type {
 	case "object":
 		if p := d.get("properties"); p != nil && p.kind == jObject && len(p.keys) > 0 {
-			props, err := sg.properties(d, hint, depth+1)
+			props, err := sg.properties(d, name, depth+1)
 			if err != nil {
 				return Member{}, err
 			}
@@ -181,7 +205,7 @@ func (sg *schemaGen) member(key string, s *jvalue, required bool, hint string, d
 	case "array":
 		if items := d.get("items"); items != nil && items.kind == jObject {
 			sg.push("items")
-			it, err := sg.member("", items, true, hint+"-item", depth+1)
+			it, err := sg.member("", items, true, name, "item", depth+1)
 			sg.pop(1)
 			if err != nil {
 				return Member{}, err
@@ -215,7 +239,7 @@ func (sg *schemaGen) memberType(s *jvalue) (string, []string) {
 		if c.kind != jString {
 			return "", nil
 		}
-		return "string", []string{c.str}
+		return "string", []string{sg.keep(c.str)}
 	}
 	if e := s.get("enum"); e != nil && e.kind == jArray {
 		enum = make([]string, 0, len(e.vals))
@@ -223,7 +247,7 @@ func (sg *schemaGen) memberType(s *jvalue) (string, []string) {
 			if v.kind != jString {
 				return "", nil
 			}
-			enum = append(enum, v.str)
+			enum = append(enum, sg.keep(v.str))
 		}
 		return "string", enum
 	}
@@ -247,9 +271,39 @@ func (sg *schemaGen) memberType(s *jvalue) (string, []string) {
 	}
 	name := names[0]
 	if alias, ok := typeAliases[name]; ok {
-		name = alias
+		return alias, nil
 	}
-	return name, nil
+	switch name { // JSON Schema's names as constants, the others copied (keep)
+	case "string":
+		return "string", nil
+	case "integer":
+		return "integer", nil
+	case "number":
+		return "number", nil
+	case "boolean":
+		return "boolean", nil
+	case "null":
+		return "null", nil
+	case "object":
+		return "object", nil
+	case "array":
+		return "array", nil
+	}
+	return sg.keep(name), nil
+}
+
+// keep copies a string of the schema's tree that outlives the conversion
+// (readSchema), into chunks of memory that are never written again.
+func (sg *schemaGen) keep(s string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	if len(s) > cap(sg.kept)-len(sg.kept) {
+		sg.kept = make([]byte, 0, max(len(s), 1024))
+	}
+	start := len(sg.kept)
+	sg.kept = append(sg.kept, s...)
+	return unsafe.String(&sg.kept[start], len(s))
 }
 
 // TextWithout returns the rule matching any text that does not contain stop and does not end with a

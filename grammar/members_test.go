@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 )
 
@@ -34,7 +35,8 @@ func TestTextWithout(t *testing.T) {
 }
 
 // AddMembers: declared properties in order, required flags, types, string
-// enums, $ref followed, and a value rule per property.
+// enums (values only: no JSON rule), $ref followed, and a value rule per
+// other property.
 func TestAddMembers(t *testing.T) {
 	g := New()
 	ms, _, err := AddMembers(g, "a", json.RawMessage(`{"$ref": "#/$defs/args", "$defs": {
@@ -53,7 +55,7 @@ func TestAddMembers(t *testing.T) {
 	}
 	for i, m := range ms {
 		w := want[i]
-		if m.Name != w.Name || m.Required != w.Required || m.Type != w.Type || len(m.Enum) != len(w.Enum) || m.Value == "" {
+		if m.Name != w.Name || m.Required != w.Required || m.Type != w.Type || len(m.Enum) != len(w.Enum) || (m.Value == "") != (w.Enum != nil) {
 			t.Errorf("member %d: %+v, want %+v", i, m, w)
 		}
 	}
@@ -132,6 +134,40 @@ func TestNestedMembers(t *testing.T) {
 	for _, m := range plain {
 		if m.Properties != nil || m.Items != nil {
 			t.Errorf("Members described %s's nested values", m.Name)
+		}
+	}
+}
+
+// Schemas are read in place (readSchema): whatever a conversion returns
+// must not share memory with the schema's bytes, which the caller may reuse.
+// Each schema is converted, its bytes overwritten, and everything returned
+// compared with what it was before.
+func TestConversionKeepsNothingOfTheSchemaBytes(t *testing.T) {
+	schemas := []string{
+		`{"type":"object","properties":{"unit":{"enum":["celsius","fahrenheit"]},"mode":{"const":"fast"},
+			"city":{"type":"string","pattern":"^[A-Z]","format":"date"},"n":{"type":"int"},"x":{"type":"xyzzy"},
+			"tags":{"type":"array","items":{"type":"object","properties":{"k":{"type":"string"}},"required":["k"]}},
+			"loc":{"$ref":"#/$defs/loc"},"self":{"$ref":"#"}},"required":["city","missing"],
+			"$defs":{"loc":{"type":"object","properties":{"lat":{"type":"number","minimum":0}}}}}`,
+		`{"type":"object","properties":{"a":{"enum":[]}}}`, // an error with a path
+	}
+	for _, tool := range bfclTools(t, 20) {
+		schemas = append(schemas, string(tool.Parameters))
+	}
+	for _, s := range schemas {
+		b := []byte(s)
+		c := NewConverter(New(), Options{})
+		rule, warns, err := c.Add("a", b)
+		ms, mwarns, merr := c.NestedMembers("m", b)
+		results := func() string {
+			return fmt.Sprintf("%s %q %v\n%+v %q %v\n%s", rule, warns, err, ms, mwarns, merr, c.sg.g.String())
+		}
+		before := results()
+		for i := range b {
+			b[i] = 'X'
+		}
+		if after := results(); after != before {
+			t.Errorf("a result changed with the schema's bytes:\n%s\n%s", before, after)
 		}
 	}
 }

@@ -107,7 +107,7 @@ func newSchemaGen(g *Grammar, opts Options) *schemaGen {
 func (sg *schemaGen) add(prefix string, schema json.RawMessage) (rule string, warnings []string, err error) {
 	doc := &anySchema
 	if len(bytes.TrimSpace(schema)) > 0 {
-		r, d, err := readJSON(string(schema))
+		r, d, err := readSchema(schema)
 		if err != nil {
 			return "", nil, fmt.Errorf("grammar: schema: %w", err)
 		}
@@ -158,7 +158,10 @@ type schemaGen struct {
 	members  []byte   // the members' texts of the objects being built, innermost last
 	held     []member // those objects' members, likewise
 	pathBuf  [16]string
-	nested   bool // members describe nested values too (Converter.NestedMembers)
+	names    []string // requiredNames' stack
+	slab     []Member // memberSlice's
+	kept     []byte   // keep's current chunk
+	nested   bool     // members describe nested values too (Converter.NestedMembers)
 }
 
 // An expression under construction: its text and its shape, which decides whether it needs parentheses
@@ -797,7 +800,8 @@ func (sg *schemaGen) object(s *jvalue, hint string) (expr, error) {
 		sg.warn("properties is not an object; ignored")
 		props = nil
 	}
-	reqOrder := requiredNames(s)
+	reqOrder, namesMark := sg.requiredNames(s)
+	defer func() { sg.names = sg.names[:namesMark] }()
 	addl := s.get("additionalProperties")
 	extra := addl == nil && props == nil && len(reqOrder) == 0 ||
 		addl != nil && (addl.kind == jTrue || addl.kind == jObject)
@@ -934,18 +938,20 @@ func (sg *schemaGen) scalar(s *jvalue) (rule string, ok bool) {
 // requiredNames are the names an object schema's "required" lists, each once,
 // in its order. Objects have few members: slices searched in order cost less
 // than maps here.
-func requiredNames(s *jvalue) []string {
+// They are appended to sg.names, a stack shared by the objects being read
+// (nested ones included), which the caller truncates to mark once done.
+func (sg *schemaGen) requiredNames(s *jvalue) (names []string, mark int) {
+	mark = len(sg.names)
 	r := s.get("required")
 	if r == nil || r.kind != jArray {
-		return nil
+		return nil, mark
 	}
-	names := make([]string, 0, len(r.vals))
 	for _, v := range r.vals {
-		if v.kind == jString && !slices.Contains(names, v.str) {
-			names = append(names, v.str)
+		if v.kind == jString && !slices.Contains(sg.names[mark:], v.str) {
+			sg.names = append(sg.names, v.str)
 		}
 	}
-	return names
+	return sg.names[mark:len(sg.names):len(sg.names)], mark
 }
 
 // joinName is hint-key as a rule name (characters a name may not hold written as '-').
