@@ -577,7 +577,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 func gemmaValue(b *Builder, m grammar.Member, quote string, v Value) string {
 	str := b.Rule("gemma-string", func() string { return seqOf(lit(quote), b.G.TextWithout(quote), lit(quote)) })
 	if len(m.Enum) > 0 {
-		return seqOf(lit(quote), enumAlternatives(m.Enum), lit(quote))
+		return seqOf(lit(quote), grammar.Alternatives(m.Enum), lit(quote))
 	}
 	switch m.Type {
 	case "string", "":
@@ -629,7 +629,7 @@ func pythonValue(b *Builder, m grammar.Member, v Value) string {
 		return single + " | " + double
 	})
 	if len(m.Enum) > 0 {
-		return "(" + seqOf(lit("'"), enumAlternatives(m.Enum), lit("'")) + " | " + seqOf(lit(`"`), enumAlternatives(m.Enum), lit(`"`)) + ")"
+		return "(" + seqOf(lit("'"), grammar.Alternatives(m.Enum), lit("'")) + " | " + seqOf(lit(`"`), grammar.Alternatives(m.Enum), lit(`"`)) + ")"
 	}
 	switch m.Type {
 	case "string", "":
@@ -672,7 +672,7 @@ func pythonValue(b *Builder, m grammar.Member, v Value) string {
 func minimaxValue(b *Builder, m grammar.Member, ns string, v Value) string {
 	text := b.G.TextWithout(ns)
 	if len(m.Enum) > 0 {
-		return enumAlternatives(m.Enum)
+		return grammar.Alternatives(m.Enum)
 	}
 	switch m.Type {
 	case "string", "", "integer", "number":
@@ -723,12 +723,4 @@ func kimiType(m grammar.Member) string {
 func plainNumber() string {
 	digits := grammar.Repeat(grammar.Class(false, grammar.Range{Lo: '0', Hi: '9'}), 1, 20)
 	return seqOf(opt("-"), digits, "("+seqOf(lit("."), digits)+")?")
-}
-
-func enumAlternatives(values []string) string {
-	lits := make([]string, len(values))
-	for k, v := range values {
-		lits[k] = lit(v)
-	}
-	return "(" + strings.Join(lits, " | ") + ")"
 }

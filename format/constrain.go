@@ -565,11 +565,7 @@ func (b *Builder) textWithout(stop string) string {
 // stop markup (an enum: one of its values); other types as JSON.
 func (b *Builder) value(m grammar.Member, v Value) string {
 	if len(m.Enum) > 0 {
-		lits := make([]string, len(m.Enum))
-		for k, e := range m.Enum {
-			lits[k] = grammar.Literal(e)
-		}
-		return "(" + strings.Join(lits, " | ") + ")"
+		return grammar.Alternatives(m.Enum)
 	}
 	switch m.Type {
 	case "string", "":

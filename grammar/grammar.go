@@ -233,6 +233,26 @@ func Literal(s string) string {
 	return string(append(b, '"'))
 }
 
+// Alternatives is the group of the values' literals as alternatives:
+// ("a" | "b").
+func Alternatives(values []string) string {
+	n := 2
+	for _, v := range values {
+		n += len(v) + 5
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '(')
+	for k, v := range values {
+		if k > 0 {
+			b = append(b, " | "...)
+		}
+		b = append(b, '"')
+		b = appendLiteralBody(b, v)
+		b = append(b, '"')
+	}
+	return string(append(b, ')'))
+}
+
 // LiteralOf is Literal of the parts joined, in one allocation when none
 // needs escaping.
 func LiteralOf(parts ...string) string {

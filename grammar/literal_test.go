@@ -19,6 +19,13 @@ func TestLiteralShortcuts(t *testing.T) {
 		if got := Literal(s); got != want {
 			t.Fatalf("Literal(%q) = %s, want %s", s, got, want)
 		}
+		cut := rng.IntN(len(s) + 1)
+		if got := LiteralOf(s[:cut], "", s[cut:]); got != want {
+			t.Fatalf("LiteralOf(%q, %q) = %s, want %s", s[:cut], s[cut:], got, want)
+		}
+		if got, want := Alternatives([]string{s[:cut], s[cut:]}), "("+Literal(s[:cut])+" | "+Literal(s[cut:])+")"; got != want {
+			t.Fatalf("Alternatives(%q, %q) = %s, want %s", s[:cut], s[cut:], got, want)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -319,10 +320,43 @@ func (g *Grammar) TextWithout(stop string) string {
 	}
 	name := g.alloc("text")
 	g.textWithout[stop] = name
+	g.Rule(name, textWithoutExpr(stop))
+	return name
+}
+
+// textWithoutExprs keeps TextWithout's expressions by stop: a family's few
+// stops come back in every grammar. Bounded, as stops may come from callers.
+var textWithoutExprs struct {
+	sync.Mutex
+	m map[string]string
+}
+
+const maxTextWithoutExprs = 256
+
+// textWithoutExpr is TextWithout's expression for stop.
+func textWithoutExpr(stop string) string {
+	textWithoutExprs.Lock()
+	e, ok := textWithoutExprs.m[stop]
+	textWithoutExprs.Unlock()
+	if ok {
+		return e
+	}
+	e = buildTextWithout(stop)
+	textWithoutExprs.Lock()
+	if textWithoutExprs.m == nil {
+		textWithoutExprs.m = make(map[string]string)
+	}
+	if len(textWithoutExprs.m) < maxTextWithoutExprs {
+		textWithoutExprs.m[strings.Clone(stop)] = e
+	}
+	textWithoutExprs.Unlock()
+	return e
+}
+
+func buildTextWithout(stop string) string {
 	rs := []rune(stop)
 	if len(rs) == 0 {
-		g.Rule(name, ".*")
-		return name
+		return ".*"
 	}
 	first := rs[0]
 	alts := []string{Class(true, Range{first, first})}
@@ -340,8 +374,7 @@ func (g *Grammar) TextWithout(stop string) string {
 		b.WriteString(Class(true, Range{rs[k], rs[k]}, Range{first, first}))
 		alts = append(alts, b.String())
 	}
-	g.Rule(name, "("+strings.Join(alts, " | ")+")*")
-	return name
+	return "(" + strings.Join(alts, " | ") + ")*"
 }
 
 // PrefixRule is Prefix for the language of the named rule instead of root.

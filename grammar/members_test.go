@@ -34,6 +34,26 @@ func TestTextWithout(t *testing.T) {
 	}
 }
 
+// TextWithout's expressions are kept by stop for every grammar, a bounded
+// number of them.
+func TestTextWithoutKept(t *testing.T) {
+	a, b := New(), New()
+	a.Rule("root", a.TextWithout("</p>"))
+	b.Rule("root", b.TextWithout("</p>"))
+	if a.String() != b.String() || !b.Match("x<y") || b.Match("x</p>") {
+		t.Errorf("grammars differ, or the second is wrong:\n%s\n%s", a, b)
+	}
+	for i := range 2 * maxTextWithoutExprs {
+		New().TextWithout(fmt.Sprintf("</stop%d>", i))
+	}
+	textWithoutExprs.Lock()
+	n := len(textWithoutExprs.m)
+	textWithoutExprs.Unlock()
+	if n > maxTextWithoutExprs {
+		t.Errorf("%d expressions kept, at most %d wanted", n, maxTextWithoutExprs)
+	}
+}
+
 // AddMembers: declared properties in order, required flags, types, string
 // enums (values only: no JSON rule), $ref followed, and a value rule per
 // other property.
