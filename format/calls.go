@@ -1,6 +1,7 @@
 package format
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -99,11 +100,35 @@ func nameArgumentsID(b *Builder, i int) (string, error) {
 }
 
 // taggedParams writes one call as head, the parameters and tail, each
-// parameter as keyOpen KEY keyClose VALUE valueClose and optional layout.
-func taggedParams(head, tail func(b *Builder, i int) string, param func(key, value string) string, v Value) func(b *Builder, i int) (string, error) {
+// parameter in the markup tags describe.
+func taggedParams(head, tail func(b *Builder, i int) string, tags paramTags, v Value) func(b *Builder, i int) (string, error) {
 	return func(b *Builder, i int) (string, error) {
-		return b.ParamsBetween(i, head(b, i), tail(b, i), v, func(m grammar.Member, value string) string { return param(m.Name, value) })
+		return b.paramsBetween(i, head(b, i), tail(b, i), v, tags.write)
 	}
+}
+
+// paramTags is a tagged parameter's markup: its name between KeyOpen and
+// KeyClose (one literal), then the GBNF parts Before, its value, After.
+type paramTags struct {
+	KeyOpen, KeyClose string
+	Before, After     []string
+}
+
+// write appends seqOf(litOf(KeyOpen, name, KeyClose), Before…, value, After…).
+func (t paramTags) write(dst []byte, m grammar.Member, value string) []byte {
+	start := len(dst)
+	dst = grammar.AppendLiteralOf(dst, t.KeyOpen, m.Name, t.KeyClose)
+	if bytes.IndexByte(dst[start:], '|') >= 0 { // seqPart's parentheses
+		dst = wrapFrom(dst, start, "(", ")")
+	}
+	for _, p := range t.Before {
+		dst = appendSeqPart(dst, start, p)
+	}
+	dst = appendSeqPart(dst, start, value)
+	for _, p := range t.After {
+		dst = appendSeqPart(dst, start, p)
+	}
+	return dst
 }
 
 // callSyntaxes maps family ids to their call syntax; register attaches
@@ -127,16 +152,14 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 	qwenXML := blocks("<tool_call>", "</tool_call>", taggedParams(
 		func(b *Builder, i int) string { return seqOf(lit("<function="), b.Name(i), lit(">"), opt("\n")) },
 		func(*Builder, int) string { return lit("</function>") },
-		func(k, v string) string {
-			return seqOf(litOf("<parameter=", k, ">"), optNewline, v, optNewline, litCloseParameter, optNewline)
-		},
+		paramTags{"<parameter=", ">", []string{optNewline}, []string{optNewline, litCloseParameter, optNewline}},
 		Value{Stop: "</parameter>", Python: true}))
 	callSyntaxes["qwen3-coder-xml"] = think(qwenXML, "<think>", "</think>")
 
 	seed := blocks("<seed:tool_call>", "</seed:tool_call>", taggedParams(
 		func(b *Builder, i int) string { return seqOf(lit("<function="), b.Name(i), lit(">"), opt("\n")) },
 		func(*Builder, int) string { return lit("</function>") },
-		func(k, v string) string { return seqOf(litOf("<parameter=", k, ">"), v, litCloseParameter, optNewline) },
+		paramTags{"<parameter=", ">", nil, []string{litCloseParameter, optNewline}},
 		Value{Stop: "</parameter>", Python: true}))
 	callSyntaxes["seed-oss"] = think(seed, "<seed:think>", "</seed:think>")
 
@@ -145,9 +168,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 		cs := blocks(open, close, taggedParams(
 			func(b *Builder, i int) string { return seqOf(b.Name(i), optNewline) },
 			func(*Builder, int) string { return "" },
-			func(k, v string) string {
-				return seqOf(litOf(keyOpen, k, keyClose), optNewline, litValueOpen, v, litValueClose, optNewline)
-			},
+			paramTags{keyOpen, keyClose, []string{optNewline, litValueOpen}, []string{litValueClose, optNewline}},
 			Value{Stop: valueClose}))
 		cs.Open, cs.Sep, cs.Close = lit(open), seqOf(lit(close), gap, lit(open)), lit(close)
 		return cs
@@ -168,9 +189,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 				return seqOf(lit("<tool_call:opensource>"), b.Name(i), lit("<tool_sep:opensource>"), opt("\n"))
 			},
 			func(*Builder, int) string { return lit("</tool_call:opensource>") },
-			func(k, v string) string {
-				return seqOf(litOf("<arg_key:opensource>", k, "</arg_key:opensource>"), opt("\n"), lit("<arg_value:opensource>"), v, lit("</arg_value:opensource>"), opt("\n"))
-			},
+			paramTags{"<arg_key:opensource>", "</arg_key:opensource>", []string{opt("\n"), lit("<arg_value:opensource>")}, []string{lit("</arg_value:opensource>"), opt("\n")}},
 			Value{Stop: "</arg_value:opensource>"}),
 	}
 	callSyntaxes["hunyuan-hy3"] = think(hy3, "<think:opensource>", "</think:opensource>")
@@ -185,7 +204,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 			Call: taggedParams(
 				func(b *Builder, i int) string { return seqOf(lit(invokeOpen+`"`), b.Name(i), lit(`">`), opt("\n")) },
 				func(*Builder, int) string { return lit(invokeClose) },
-				func(k, v string) string { return seqOf(litOf(paramOpen, `"`, k, `">`), v, litParamClose, optNewline) },
+				paramTags{paramOpen + `"`, `">`, nil, []string{litParamClose, optNewline}},
 				Value{Stop: paramClose}),
 		}
 	}
@@ -229,9 +248,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 				return seqOf(lit(`<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="`), b.Name(i), lit(`">`))
 			},
 			func(*Builder, int) string { return lit("</steptml:invoke><｜tool_call_end｜>") },
-			func(k, v string) string {
-				return seqOf(litOf(`<steptml:parameter name="`, k, `">`), v, lit("</steptml:parameter>"))
-			},
+			paramTags{`<steptml:parameter name="`, `">`, nil, []string{lit("</steptml:parameter>")}},
 			Value{Stop: "</steptml:parameter>"}),
 	}
 	callSyntaxes["step3"] = think(step3, "", "</think>")

@@ -400,12 +400,20 @@ type Value struct {
 // look at the member's schema type. Only declared properties can be
 // written.
 func (b *Builder) Params(i int, v Value, param func(m grammar.Member, value string) string) (string, error) {
-	return b.ParamsBetween(i, "", "", v, param)
+	return b.paramsBetween(i, "", "", v, stringParam(param))
 }
 
-// ParamsBetween is seqOf(head, Params(i, v, param), tail), the whole call
+// paramWriter appends one argument's GBNF (member m, the GBNF of its value)
+// to dst: what a Params param returns, without a string of its own.
+type paramWriter func(dst []byte, m grammar.Member, value string) []byte
+
+func stringParam(param func(m grammar.Member, value string) string) paramWriter {
+	return func(dst []byte, m grammar.Member, value string) []byte { return append(dst, param(m, value)...) }
+}
+
+// paramsBetween is seqOf(head, Params(i, v, …), tail), the whole call
 // written at once.
-func (b *Builder) ParamsBetween(i int, head, tail string, v Value, param func(m grammar.Member, value string) string) (string, error) {
+func (b *Builder) paramsBetween(i int, head, tail string, v Value, write paramWriter) (string, error) {
 	members := b.Members
 	if v.Nested {
 		members = b.NestedMembers
@@ -414,18 +422,18 @@ func (b *Builder) ParamsBetween(i int, head, tail string, v Value, param func(m 
 	if err != nil {
 		return "", err
 	}
-	return b.arguments(head, tail, func() string { return b.ruleName("args-rest-", i) }, ms, v, param), nil
+	return b.arguments(head, tail, func() string { return b.ruleName("args-rest-", i) }, ms, v, write), nil
 }
 
 // Arguments is Params over the members ms (a tool's, or a nested object's
 // declared properties); long tails of separated members become rules named
 // after restName().
 func (b *Builder) Arguments(restName func() string, ms []grammar.Member, v Value, param func(m grammar.Member, value string) string) string {
-	return b.arguments("", "", restName, ms, v, param)
+	return b.arguments("", "", restName, ms, v, stringParam(param))
 }
 
-// arguments is Arguments between head and tail, as ParamsBetween.
-func (b *Builder) arguments(head, tail string, restName func() string, ms []grammar.Member, v Value, param func(m grammar.Member, value string) string) string {
+// arguments is Arguments between head and tail, as paramsBetween.
+func (b *Builder) arguments(head, tail string, restName func() string, ms []grammar.Member, v Value, write paramWriter) string {
 	if v.Sorted {
 		ms = append([]grammar.Member(nil), ms...)
 		sort.Slice(ms, func(a, c int) bool { return ms[a].Name < ms[c].Name })
@@ -434,7 +442,7 @@ func (b *Builder) arguments(head, tail string, restName func() string, ms []gram
 		parts := make([]string, len(ms))
 		required := make([]bool, len(ms))
 		for k, m := range ms {
-			parts[k], required[k] = param(m, b.encode(m, v)), m.Required
+			parts[k], required[k] = string(write(nil, m, b.encode(m, v))), m.Required
 		}
 		return seqOf(head, b.separated(restName, parts, required, v.Sep), tail)
 	}
@@ -446,21 +454,24 @@ func (b *Builder) arguments(head, tail string, restName func() string, ms []gram
 	mark := len(b.scratch)
 	bar := false
 	for _, m := range ms {
-		p := param(m, b.encode(m, v))
-		pbar := strings.IndexByte(p, '|') >= 0
-		bar = bar || pbar
-		if len(b.scratch) > mark {
+		value := b.encode(m, v)
+		start := len(b.scratch)
+		if start > mark {
 			b.scratch = append(b.scratch, ' ')
+			start++
 		}
+		b.scratch = write(b.scratch, m, value)
+		p := b.scratch[start:]
+		pbar := bytes.IndexByte(p, '|') >= 0
+		bar = bar || pbar
 		switch {
-		case m.Required && pbar && !(strings.HasPrefix(p, "(") && strings.HasSuffix(p, ")")):
-			b.scratch = append(append(append(b.scratch, '('), p...), ')')
+		case m.Required && pbar && !(p[0] == '(' && p[len(p)-1] == ')'):
+			b.scratch = wrapFrom(b.scratch, start, "(", ")")
 		case m.Required:
-			b.scratch = append(b.scratch, p...)
 		case pbar:
-			b.scratch = append(append(append(b.scratch, "(("...), p...), ")?)"...)
+			b.scratch = wrapFrom(b.scratch, start, "((", ")?)")
 		default:
-			b.scratch = append(append(append(b.scratch, '('), p...), ")?"...)
+			b.scratch = wrapFrom(b.scratch, start, "(", ")?")
 		}
 	}
 	body := b.scratch[mark:]
@@ -487,6 +498,29 @@ func (b *Builder) arguments(head, tail string, restName func() string, ms []gram
 	}
 	seqPart(&s, tail)
 	return s.String()
+}
+
+// wrapFrom puts open before dst[start:] and close after it.
+func wrapFrom(dst []byte, start int, open, close string) []byte {
+	n := len(dst)
+	dst = append(dst, open...)
+	copy(dst[start+len(open):], dst[start:n])
+	copy(dst[start:], open)
+	return append(dst, close...)
+}
+
+// appendSeqPart is seqPart for a sequence written to dst from start.
+func appendSeqPart(dst []byte, start int, p string) []byte {
+	if p == "" {
+		return dst
+	}
+	if len(dst) > start {
+		dst = append(dst, ' ')
+	}
+	if strings.IndexByte(p, '|') >= 0 && !(strings.HasPrefix(p, "(") && strings.HasSuffix(p, ")")) {
+		return append(append(append(dst, '('), p...), ')')
+	}
+	return append(dst, p...)
 }
 
 // encode is the GBNF of member m's value as v writes it.

@@ -253,6 +253,20 @@ func Alternatives(values []string) string {
 	return string(append(b, ')'))
 }
 
+// AppendLiteralOf appends LiteralOf(parts...) to dst.
+func AppendLiteralOf(dst []byte, parts ...string) []byte {
+	for _, p := range parts {
+		if !plainLiteral(p) { // a character may be split between parts
+			return append(dst, Literal(strings.Join(parts, ""))...)
+		}
+	}
+	dst = append(dst, '"')
+	for _, p := range parts {
+		dst = append(dst, p...)
+	}
+	return append(dst, '"')
+}
+
 // LiteralOf is Literal of the parts joined, in one allocation when none
 // needs escaping.
 func LiteralOf(parts ...string) string {

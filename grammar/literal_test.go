@@ -23,6 +23,9 @@ func TestLiteralShortcuts(t *testing.T) {
 		if got := LiteralOf(s[:cut], "", s[cut:]); got != want {
 			t.Fatalf("LiteralOf(%q, %q) = %s, want %s", s[:cut], s[cut:], got, want)
 		}
+		if got := string(AppendLiteralOf([]byte("x"), s[:cut], s[cut:])); got != "x"+want {
+			t.Fatalf("AppendLiteralOf(%q, %q) = %s, want %s", s[:cut], s[cut:], got, want)
+		}
 		if got, want := Alternatives([]string{s[:cut], s[cut:]}), "("+Literal(s[:cut])+" | "+Literal(s[cut:])+")"; got != want {
 			t.Fatalf("Alternatives(%q, %q) = %s, want %s", s[:cut], s[cut:], got, want)
 		}
