@@ -435,20 +435,20 @@ type textArena struct{ b []byte }
 func (a *textArena) extend(buf *string, more string) {
 	held := *buf
 	n := len(held) + len(more)
-	free := cap(a.b) - len(a.b)
-	switch {
-	case len(held) > 0 && len(held) <= len(a.b) && free >= len(more) &&
-		unsafe.StringData(held) == &a.b[len(a.b)-len(held)]:
+	end := len(a.b)
+	if len(held) > 0 && len(held) <= end && len(more) <= cap(a.b)-end &&
+		unsafe.StringData(held) == unsafe.SliceData(a.b[end-len(held):]) {
 		// The held text ends the buffer: only the chunk is copied.
-		a.b = append(a.b, more...)
-	case free >= n:
-		a.b = append(a.b, held...)
-		a.b = append(a.b, more...)
-	default:
-		a.b = make([]byte, 0, max(2*n, min(2*cap(a.b), arenaMax), arenaMin))
-		a.b = append(a.b, held...)
-		a.b = append(a.b, more...)
+		a.b = a.b[:end+len(more)]
+		copy(a.b[end:], more)
+		*buf = unsafe.String(unsafe.SliceData(a.b[end-len(held):]), n)
+		return
 	}
+	if cap(a.b)-end < n {
+		a.b = make([]byte, 0, max(2*n, min(2*cap(a.b), arenaMax), arenaMin))
+	}
+	a.b = append(a.b, held...)
+	a.b = append(a.b, more...)
 	*buf = unsafe.String(&a.b[len(a.b)-n], n)
 }
 
@@ -464,7 +464,18 @@ const (
 // marker (a closing sequence is often several tags, "}}\n</tool_call>" or
 // "</parameter>\n</invoke>": the parser runs once, after the last).
 func (g *gate) wake(chunk string) bool {
-	for i := 0; i < len(chunk); i++ {
+	i := 0
+	if !g.woken { // the common case, prose: only the table to look at
+		for i < len(chunk) && !wakeBytes[chunk[i]] {
+			i++
+		}
+		if i == len(chunk) {
+			return false
+		}
+		g.woken = true
+		i++
+	}
+	for ; i < len(chunk); i++ {
 		switch c := chunk[i]; {
 		case wakeBytes[c]:
 			g.woken = true

@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"errors"
+	"github.com/dragoman-dev/dragoman/internal/ascii"
 	"strconv"
 	"strings"
 	"sync"
@@ -340,7 +341,7 @@ func (r *jreader) string() (string, error) {
 	}
 	if q := strings.IndexByte(r.s[start:], '"'); q >= 0 {
 		seg := r.s[start : start+q]
-		if strings.IndexByte(seg, '\\') < 0 && !hasControl(seg) {
+		if strings.IndexByte(seg, '\\') < 0 && !ascii.HasControl(seg) {
 			r.pos = start + q + 1
 			return seg, nil
 		}
@@ -360,26 +361,6 @@ func (r *jreader) string() (string, error) {
 		r.pos++
 	}
 	return "", r.fail("unterminated string")
-}
-
-// hasControl reports whether s holds a byte below 0x20, eight bytes at a time.
-func hasControl(s string) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		// A byte below 0x20 borrows in x - 0x20 in every byte and has its high bit clear.
-		if (x-ones*0x20)&^x&highs != 0 {
-			return true
-		}
-	}
-	for ; i < len(s); i++ {
-		if s[i] < 0x20 {
-			return true
-		}
-	}
-	return false
 }
 
 func (r *jreader) slowString(start int) (string, error) {
