@@ -103,21 +103,29 @@ func nameArgumentsID(b *Builder, i int) (string, error) {
 // parameter in the markup tags describe.
 func taggedParams(head, tail func(b *Builder, i int) string, tags paramTags, v Value) func(b *Builder, i int) (string, error) {
 	return func(b *Builder, i int) (string, error) {
-		return b.paramsBetween(i, head(b, i), tail(b, i), v, tags.write)
+		return b.paramsBetween(i, seqOf(head(b, i)), seqOf(tail(b, i)), v, paramOf{write: tags.write})
 	}
 }
 
 // paramTags is a tagged parameter's markup: its name between KeyOpen and
-// KeyClose (one literal), then the GBNF parts Before, its value, After.
+// KeyClose (one literal, where an attribute of the member may follow the
+// name: Attr, then AttrValue(m)), then the GBNF parts Before, its value,
+// After.
 type paramTags struct {
 	KeyOpen, KeyClose string
 	Before, After     []string
+	Attr              string
+	AttrValue         func(m grammar.Member) string
 }
 
-// write appends seqOf(litOf(KeyOpen, name, KeyClose), Before…, value, After…).
+// write appends seqOf(litOf(KeyOpen, name, [Attr, AttrValue(m)], KeyClose), Before…, value, After…).
 func (t paramTags) write(dst []byte, m grammar.Member, value string) []byte {
 	start := len(dst)
-	dst = grammar.AppendLiteralOf(dst, t.KeyOpen, m.Name, t.KeyClose)
+	if t.AttrValue != nil {
+		dst = grammar.AppendLiteralOf(dst, t.KeyOpen, m.Name, t.Attr, t.AttrValue(m), t.KeyClose)
+	} else {
+		dst = grammar.AppendLiteralOf(dst, t.KeyOpen, m.Name, t.KeyClose)
+	}
 	if bytes.IndexByte(dst[start:], '|') >= 0 { // seqPart's parentheses
 		dst = wrapFrom(dst, start, "(", ")")
 	}
@@ -152,14 +160,14 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 	qwenXML := blocks("<tool_call>", "</tool_call>", taggedParams(
 		func(b *Builder, i int) string { return seqOf(lit("<function="), b.Name(i), lit(">"), opt("\n")) },
 		func(*Builder, int) string { return lit("</function>") },
-		paramTags{"<parameter=", ">", []string{optNewline}, []string{optNewline, litCloseParameter, optNewline}},
+		paramTags{KeyOpen: "<parameter=", KeyClose: ">", Before: []string{optNewline}, After: []string{optNewline, litCloseParameter, optNewline}},
 		Value{Stop: "</parameter>", Python: true}))
 	callSyntaxes["qwen3-coder-xml"] = think(qwenXML, "<think>", "</think>")
 
 	seed := blocks("<seed:tool_call>", "</seed:tool_call>", taggedParams(
 		func(b *Builder, i int) string { return seqOf(lit("<function="), b.Name(i), lit(">"), opt("\n")) },
 		func(*Builder, int) string { return lit("</function>") },
-		paramTags{"<parameter=", ">", nil, []string{litCloseParameter, optNewline}},
+		paramTags{KeyOpen: "<parameter=", KeyClose: ">", After: []string{litCloseParameter, optNewline}},
 		Value{Stop: "</parameter>", Python: true}))
 	callSyntaxes["seed-oss"] = think(seed, "<seed:think>", "</seed:think>")
 
@@ -168,7 +176,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 		cs := blocks(open, close, taggedParams(
 			func(b *Builder, i int) string { return seqOf(b.Name(i), optNewline) },
 			func(*Builder, int) string { return "" },
-			paramTags{keyOpen, keyClose, []string{optNewline, litValueOpen}, []string{litValueClose, optNewline}},
+			paramTags{KeyOpen: keyOpen, KeyClose: keyClose, Before: []string{optNewline, litValueOpen}, After: []string{litValueClose, optNewline}},
 			Value{Stop: valueClose}))
 		cs.Open, cs.Sep, cs.Close = lit(open), seqOf(lit(close), gap, lit(open)), lit(close)
 		return cs
@@ -189,7 +197,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 				return seqOf(lit("<tool_call:opensource>"), b.Name(i), lit("<tool_sep:opensource>"), opt("\n"))
 			},
 			func(*Builder, int) string { return lit("</tool_call:opensource>") },
-			paramTags{"<arg_key:opensource>", "</arg_key:opensource>", []string{opt("\n"), lit("<arg_value:opensource>")}, []string{lit("</arg_value:opensource>"), opt("\n")}},
+			paramTags{KeyOpen: "<arg_key:opensource>", KeyClose: "</arg_key:opensource>", Before: []string{opt("\n"), lit("<arg_value:opensource>")}, After: []string{lit("</arg_value:opensource>"), opt("\n")}},
 			Value{Stop: "</arg_value:opensource>"}),
 	}
 	callSyntaxes["hunyuan-hy3"] = think(hy3, "<think:opensource>", "</think:opensource>")
@@ -204,7 +212,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 			Call: taggedParams(
 				func(b *Builder, i int) string { return seqOf(lit(invokeOpen+`"`), b.Name(i), lit(`">`), opt("\n")) },
 				func(*Builder, int) string { return lit(invokeClose) },
-				paramTags{paramOpen + `"`, `">`, nil, []string{litParamClose, optNewline}},
+				paramTags{KeyOpen: paramOpen + `"`, KeyClose: `">`, After: []string{litParamClose, optNewline}},
 				Value{Stop: paramClose}),
 		}
 	}
@@ -212,20 +220,20 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 
 	// DeepSeek V3.2 and V4: the outer element is function_calls or
 	// tool_calls; parameter elements say whether their value is a string.
+	litDSMLInvoke, litDSMLInvokeClose := lit(`<｜DSML｜invoke name="`), lit("</｜DSML｜invoke>")
+	dsmlParam := paramTags{KeyOpen: `<｜DSML｜parameter name="`, KeyClose: `">`, Attr: `" string="`,
+		AttrValue: func(m grammar.Member) string {
+			if m.Type == "string" || m.Type == "" || len(m.Enum) > 0 {
+				return "true"
+			}
+			return "false"
+		},
+		After: []string{lit("</｜DSML｜parameter>"), opt("\n")}}
 	dsml := func(outer string) CallSyntax {
 		cs := invoke("<｜DSML｜"+outer+">", "</｜DSML｜"+outer+">", "<｜DSML｜invoke name=", "</｜DSML｜invoke>", "", "")
 		cs.Call = func(b *Builder, i int) (string, error) {
-			ps, err := b.Params(i, Value{Stop: "</｜DSML｜parameter>"}, func(m grammar.Member, value string) string {
-				isString := "false"
-				if m.Type == "string" || m.Type == "" || len(m.Enum) > 0 {
-					isString = "true"
-				}
-				return seqOf(litOf(`<｜DSML｜parameter name="`, m.Name, `" string="`, isString, `">`), value, lit("</｜DSML｜parameter>"), opt("\n"))
-			})
-			if err != nil {
-				return "", err
-			}
-			return seqOf(lit(`<｜DSML｜invoke name="`), b.Name(i), lit(`">`), opt("\n"), ps, lit("</｜DSML｜invoke>")), nil
+			return b.paramsBetween(i, seqOf(litDSMLInvoke, b.Name(i), lit(`">`), opt("\n")), litDSMLInvokeClose,
+				Value{Stop: "</｜DSML｜parameter>"}, paramOf{write: dsmlParam.write})
 		}
 		return cs
 	}
@@ -248,12 +256,13 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 				return seqOf(lit(`<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="`), b.Name(i), lit(`">`))
 			},
 			func(*Builder, int) string { return lit("</steptml:invoke><｜tool_call_end｜>") },
-			paramTags{`<steptml:parameter name="`, `">`, nil, []string{lit("</steptml:parameter>")}},
+			paramTags{KeyOpen: `<steptml:parameter name="`, KeyClose: `">`, After: []string{lit("</steptml:parameter>")}},
 			Value{Stop: "</steptml:parameter>"}),
 	}
 	callSyntaxes["step3"] = think(step3, "", "</think>")
 
 	// MiniCPM5: strings holding <, & or a newline are wrapped in CDATA.
+	minicpmParam := paramTags{KeyOpen: `<param name="`, KeyClose: `">`, After: []string{lit("</param>")}}
 	minicpm := CallSyntax{
 		Triggers: []string{`<function name="`},
 		Sep:      opt("\n"),
@@ -261,13 +270,8 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 			plain := grammar.Repeat(grammar.Class(true, grammar.Range{Lo: '<', Hi: '<'}, grammar.Range{Lo: '&', Hi: '&'}, grammar.Range{Lo: '\n', Hi: '\n'}), 0, -1)
 			cdata := seqOf(lit("<![CDATA["), b.G.TextWithout("]]>"), lit("]]>"))
 			str := b.G.Add("cdata-string", plain+" | "+cdata)
-			ps, err := b.Params(i, Value{Stop: "</param>", Python: true, String: str}, func(m grammar.Member, value string) string {
-				return seqOf(litOf(`<param name="`, m.Name, `">`), value, lit("</param>"))
-			})
-			if err != nil {
-				return "", err
-			}
-			return seqOf(lit(`<function name="`), b.Name(i), lit(`">`), ps, lit("</function>")), nil
+			return b.paramsBetween(i, seqOf(lit(`<function name="`), b.Name(i), lit(`">`)), lit("</function>"),
+				Value{Stop: "</param>", Python: true, String: str}, paramOf{write: minicpmParam.write})
 		},
 	}
 	callSyntaxes["minicpm5"] = think(minicpm, "<think>", "</think>")
@@ -521,19 +525,16 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 	}
 
 	// Kimi K3: typed argument elements; strings raw, other values JSON.
+	kimiParam := paramTags{KeyOpen: `<|open|>argument key="`, Attr: `" type="`, AttrValue: kimiType, KeyClose: `"<|sep|>`,
+		After: []string{lit("<|close|>argument<|sep|>")}}
 	callSyntaxes["kimi-k3"] = &CallSyntax{
 		Triggers: []string{"<|open|>tools<|sep|>"},
 		Open:     seqOf(opt("<|open|>response<|sep|><|close|>response<|sep|>"), lit("<|open|>tools<|sep|>")),
 		Close:    lit("<|close|>tools<|sep|>"),
 		Call: func(b *Builder, i int) (string, error) {
-			ps, err := b.Params(i, Value{Stop: "<|close|>"}, func(m grammar.Member, value string) string {
-				return seqOf(litOf(`<|open|>argument key="`, m.Name, `" type="`, kimiType(m), `"<|sep|>`), value, lit("<|close|>argument<|sep|>"))
-			})
-			if err != nil {
-				return "", err
-			}
 			index := grammar.Repeat(grammar.Class(false, grammar.Range{Lo: '0', Hi: '9'}), 1, 4)
-			return seqOf(lit(`<|open|>call tool="`), b.Name(i), lit(`" index="`), index, lit(`"<|sep|>`), ps, lit("<|close|>call<|sep|>")), nil
+			return b.paramsBetween(i, seqOf(lit(`<|open|>call tool="`), b.Name(i), lit(`" index="`), index, lit(`"<|sep|>`)),
+				seqOf(lit("<|close|>call<|sep|>")), Value{Stop: "<|close|>"}, paramOf{write: kimiParam.write})
 		},
 		ThinkOpen: "<|open|>think<|sep|>", ThinkClose: "<|close|>think<|sep|>",
 	}
@@ -558,6 +559,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 		},
 		ThinkOpen: "<mm:think>", ThinkClose: "</mm:think>",
 	}
+	glimmerParam := paramTags{KeyOpen: `<atem:parameter name="`, KeyClose: `">`, After: []string{lit("</atem:parameter>"), opt("\n")}}
 	// Muse Glimmer: each call is a message to the function (the prompt ends
 	// "<|start|>assistant"), its body an ATEM invocation; "to=self" is
 	// reasoning.
@@ -572,14 +574,10 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 		Open: opt("<|start|>assistant"),
 		Sep:  lit("<|eom|><|start|>assistant"),
 		Call: func(b *Builder, i int) (string, error) {
-			ps, err := b.Params(i, Value{Stop: "</atem:parameter>"}, func(m grammar.Member, value string) string {
-				return seqOf(litOf(`<atem:parameter name="`, m.Name, `">`), value, lit("</atem:parameter>"), opt("\n"))
-			})
-			if err != nil {
-				return "", err
-			}
-			return seqOf(lit(" to="), b.Name(i), lit("<|message|><atem:function_calls>"), opt("\n"),
-				lit(`<atem:invoke name="`), b.Name(i), lit(`">`), opt("\n"), ps, lit("</atem:invoke>"), opt("\n"), lit("</atem:function_calls>")), nil
+			return b.paramsBetween(i,
+				seqOf(lit(" to="), b.Name(i), lit("<|message|><atem:function_calls>"), opt("\n"), lit(`<atem:invoke name="`), b.Name(i), lit(`">`), opt("\n")),
+				seqOf(lit("</atem:invoke>"), opt("\n"), lit("</atem:function_calls>")),
+				Value{Stop: "</atem:parameter>"}, paramOf{write: glimmerParam.write})
 		},
 		ThinkOpen: " to=self<|message|>", ThinkClose: "<|eom|>",
 	}

@@ -400,20 +400,35 @@ type Value struct {
 // look at the member's schema type. Only declared properties can be
 // written.
 func (b *Builder) Params(i int, v Value, param func(m grammar.Member, value string) string) (string, error) {
-	return b.paramsBetween(i, "", "", v, stringParam(param))
+	return b.paramsBetween(i, "", "", v, paramOf{text: param})
 }
 
-// paramWriter appends one argument's GBNF (member m, the GBNF of its value)
-// to dst: what a Params param returns, without a string of its own.
-type paramWriter func(dst []byte, m grammar.Member, value string) []byte
-
-func stringParam(param func(m grammar.Member, value string) string) paramWriter {
-	return func(dst []byte, m grammar.Member, value string) []byte { return append(dst, param(m, value)...) }
+// paramOf writes one argument's GBNF given its member and the GBNF of its
+// value: as a string (text, what Params takes), or appended to a buffer
+// (write, for arguments written straight into the call's text).
+type paramOf struct {
+	text  func(m grammar.Member, value string) string
+	write func(dst []byte, m grammar.Member, value string) []byte
 }
 
-// paramsBetween is seqOf(head, Params(i, v, …), tail), the whole call
-// written at once.
-func (b *Builder) paramsBetween(i int, head, tail string, v Value, write paramWriter) (string, error) {
+func (p paramOf) appendTo(dst []byte, m grammar.Member, value string) []byte {
+	if p.write != nil {
+		return p.write(dst, m, value)
+	}
+	return append(dst, p.text(m, value)...)
+}
+
+func (p paramOf) String(m grammar.Member, value string) string {
+	if p.text != nil {
+		return p.text(m, value)
+	}
+	return string(p.write(nil, m, value))
+}
+
+// paramsBetween is the sequence head, Params(i, v, …), tail, the whole call
+// written at once; head and tail are sequences themselves (seqOf's), joined
+// as they are.
+func (b *Builder) paramsBetween(i int, head, tail string, v Value, param paramOf) (string, error) {
 	members := b.Members
 	if v.Nested {
 		members = b.NestedMembers
@@ -422,18 +437,18 @@ func (b *Builder) paramsBetween(i int, head, tail string, v Value, write paramWr
 	if err != nil {
 		return "", err
 	}
-	return b.arguments(head, tail, func() string { return b.ruleName("args-rest-", i) }, ms, v, write), nil
+	return b.arguments(head, tail, func() string { return b.ruleName("args-rest-", i) }, ms, v, param), nil
 }
 
 // Arguments is Params over the members ms (a tool's, or a nested object's
 // declared properties); long tails of separated members become rules named
 // after restName().
 func (b *Builder) Arguments(restName func() string, ms []grammar.Member, v Value, param func(m grammar.Member, value string) string) string {
-	return b.arguments("", "", restName, ms, v, stringParam(param))
+	return b.arguments("", "", restName, ms, v, paramOf{text: param})
 }
 
 // arguments is Arguments between head and tail, as paramsBetween.
-func (b *Builder) arguments(head, tail string, restName func() string, ms []grammar.Member, v Value, write paramWriter) string {
+func (b *Builder) arguments(head, tail string, restName func() string, ms []grammar.Member, v Value, param paramOf) string {
 	if v.Sorted {
 		ms = append([]grammar.Member(nil), ms...)
 		sort.Slice(ms, func(a, c int) bool { return ms[a].Name < ms[c].Name })
@@ -442,7 +457,7 @@ func (b *Builder) arguments(head, tail string, restName func() string, ms []gram
 		parts := make([]string, len(ms))
 		required := make([]bool, len(ms))
 		for k, m := range ms {
-			parts[k], required[k] = string(write(nil, m, b.encode(m, v))), m.Required
+			parts[k], required[k] = param.String(m, b.encode(m, v)), m.Required
 		}
 		return seqOf(head, b.separated(restName, parts, required, v.Sep), tail)
 	}
@@ -460,7 +475,7 @@ func (b *Builder) arguments(head, tail string, restName func() string, ms []gram
 			b.scratch = append(b.scratch, ' ')
 			start++
 		}
-		b.scratch = write(b.scratch, m, value)
+		b.scratch = param.appendTo(b.scratch, m, value)
 		p := b.scratch[start:]
 		pbar := bytes.IndexByte(p, '|') >= 0
 		bar = bar || pbar
@@ -479,10 +494,10 @@ func (b *Builder) arguments(head, tail string, restName func() string, ms []gram
 	if head == "" && tail == "" {
 		return string(body)
 	}
-	// seqOf(head, body, tail) without making body a string first.
+	// head, body and tail in sequence, without making body a string first.
 	var s strings.Builder
 	s.Grow(len(head) + len(body) + len(tail) + 6)
-	seqPart(&s, head)
+	s.WriteString(head)
 	if len(body) > 0 {
 		if s.Len() > 0 {
 			s.WriteByte(' ')
@@ -496,7 +511,12 @@ func (b *Builder) arguments(head, tail string, restName func() string, ms []gram
 			s.WriteByte(')')
 		}
 	}
-	seqPart(&s, tail)
+	if tail != "" {
+		if s.Len() > 0 {
+			s.WriteByte(' ')
+		}
+		s.WriteString(tail)
+	}
 	return s.String()
 }
 

@@ -256,13 +256,17 @@ func Alternatives(values []string) string {
 // AppendLiteralOf appends LiteralOf(parts...) to dst.
 func AppendLiteralOf(dst []byte, parts ...string) []byte {
 	for _, p := range parts {
-		if !plainLiteral(p) { // a character may be split between parts
+		if !plainLiteral(p) && !utf8.ValidString(p) { // a character may be split between parts
 			return append(dst, Literal(strings.Join(parts, ""))...)
 		}
 	}
 	dst = append(dst, '"')
 	for _, p := range parts {
-		dst = append(dst, p...)
+		if plainLiteral(p) {
+			dst = append(dst, p...)
+		} else {
+			dst = appendLiteralBody(dst, p)
+		}
 	}
 	return append(dst, '"')
 }
