@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/dragoman-dev/dragoman/chat"
 	"github.com/dragoman-dev/dragoman/grammar"
@@ -196,9 +197,15 @@ func argumentsSchema(t chat.Tool) json.RawMessage {
 // seqOf joins the non-empty GBNF expressions in sequence, each in
 // parentheses when it holds alternatives.
 func seqOf(parts ...string) string {
-	n := 0
+	n, nonEmpty, one := 0, 0, ""
 	for _, p := range parts {
 		n += len(p) + 3
+		if p != "" {
+			nonEmpty, one = nonEmpty+1, p
+		}
+	}
+	if nonEmpty <= 1 && !needsParens(one) {
+		return one
 	}
 	var b strings.Builder
 	b.Grow(n)
@@ -216,13 +223,19 @@ func seqPart(b *strings.Builder, p string) {
 	if b.Len() > 0 {
 		b.WriteByte(' ')
 	}
-	if strings.IndexByte(p, '|') >= 0 && !(strings.HasPrefix(p, "(") && strings.HasSuffix(p, ")")) {
+	if needsParens(p) {
 		b.WriteByte('(')
 		b.WriteString(p)
 		b.WriteByte(')')
 		return
 	}
 	b.WriteString(p)
+}
+
+// needsParens reports whether p, as a part of a sequence, is put in
+// parentheses: it holds alternatives and is not already in parentheses.
+func needsParens(p string) bool {
+	return strings.IndexByte(p, '|') >= 0 && !(strings.HasPrefix(p, "(") && strings.HasSuffix(p, ")"))
 }
 
 // Builder is what a family's CallSyntax.Call writes one call with: the
@@ -450,8 +463,8 @@ func (b *Builder) Arguments(restName func() string, ms []grammar.Member, v Value
 // arguments is Arguments between head and tail, as paramsBetween.
 func (b *Builder) arguments(head, tail string, restName func() string, ms []grammar.Member, v Value, param paramOf) string {
 	if v.Sorted {
-		ms = append([]grammar.Member(nil), ms...)
-		sort.Slice(ms, func(a, c int) bool { return ms[a].Name < ms[c].Name })
+		ms = slices.Clone(ms)
+		slices.SortFunc(ms, func(a, c grammar.Member) int { return strings.Compare(a.Name, c.Name) })
 	}
 	if v.Sep != "" {
 		parts := make([]string, len(ms))
@@ -466,6 +479,9 @@ func (b *Builder) arguments(head, tail string, restName func() string, ms []gram
 	// alternatives. The text is built on b.scratch, above whatever an
 	// enclosing call keeps there (nested objects' values come through
 	// here too).
+	if b.scratch == nil {
+		b.scratch = make([]byte, 0, 2048) // a call's text is a few hundred bytes
+	}
 	mark := len(b.scratch)
 	bar := false
 	for _, m := range ms {
@@ -537,7 +553,7 @@ func appendSeqPart(dst []byte, start int, p string) []byte {
 	if len(dst) > start {
 		dst = append(dst, ' ')
 	}
-	if strings.IndexByte(p, '|') >= 0 && !(strings.HasPrefix(p, "(") && strings.HasSuffix(p, ")")) {
+	if needsParens(p) {
 		return append(append(append(dst, '('), p...), ')')
 	}
 	return append(dst, p...)
@@ -556,35 +572,107 @@ func (b *Builder) encode(m grammar.Member, v Value) string {
 // first (every part up to the first required one), each followed by the rest
 // with their leading separators.
 func (b *Builder) separated(restName func() string, parts []string, required []bool, sep string) string {
-	if len(parts) == 0 {
+	n := len(parts)
+	if n == 0 {
 		return ""
 	}
-	rest := make([]string, len(parts)+1) // rest[k]: parts k… each with its leading separator
-	for k := len(parts) - 1; k >= 0; k-- {
-		p := seqOf(sep, parts[k])
-		if !required[k] {
-			p = "(" + p + ")?"
-		}
-		rest[k] = seqOf(p, rest[k+1])
+	// The tails nest: rest[k] is seqOf(p[k], rest[k+1]), p[k] being
+	// seqOf(sep, parts[k]), (…)? when optional, so every tail is a
+	// substring of the longest one used, rest[1]. It is written once: each
+	// p[k] in turn, "(" before a tail that seqOf parenthesises and all the
+	// ")" at the end.
+	mark := len(b.scratch)
+	defer func() { b.scratch = b.scratch[:mark] }()
+	type piece struct {
+		start, end int  // p[k] in b.scratch, as the first part of a sequence
+		wrapRest   bool // rest[k] is parenthesised when it follows p[k-1]
 	}
-	var alts []string
+	pieces := make([]piece, n)
+	for k := range parts {
+		start := len(b.scratch)
+		buf := appendSeqPart(appendSeqPart(b.scratch, start, sep), start, parts[k])
+		if !required[k] {
+			buf = wrapFrom(buf, start, "(", ")?")
+		}
+		if p := buf[start:]; bytes.IndexByte(p, '|') >= 0 && !(p[0] == '(' && p[len(p)-1] == ')') {
+			buf = wrapFrom(buf, start, "(", ")")
+		}
+		b.scratch = buf
+		pieces[k] = piece{start: start, end: len(buf)}
+	}
+	// rest[k] holds '|' when a piece from k on does; it starts with p[k]'s
+	// first byte and ends with p[n-1]'s last, or ')' when a tail inside it
+	// is parenthesised.
+	bar, last := false, byte(0)
+	for k := n - 1; k >= 1; k-- {
+		p := b.scratch[pieces[k].start:pieces[k].end]
+		bar = bar || bytes.IndexByte(p, '|') >= 0
+		if k == n-1 {
+			last = p[len(p)-1]
+		}
+		pieces[k].wrapRest = bar && !(p[0] == '(' && last == ')')
+		if pieces[k].wrapRest {
+			last = ')'
+		}
+	}
+	size := 2 * n
+	for _, p := range pieces {
+		size += p.end - p.start
+	}
+	text := make([]byte, 0, size)
+	restStart := make([]int, n+1) // where rest[k] starts in text
+	for k := 1; k < n; k++ {
+		if k > 1 {
+			text = append(text, ' ')
+			if pieces[k].wrapRest {
+				text = append(text, '(')
+			}
+		}
+		restStart[k] = len(text)
+		text = append(text, b.scratch[pieces[k].start:pieces[k].end]...)
+	}
+	for k := 2; k < n; k++ {
+		if pieces[k].wrapRest {
+			text = append(text, ')')
+		}
+	}
+	all := unsafe.String(unsafe.SliceData(text), len(text)) // text is not written again
+	restOf := func(k int) string {                          // rest[k] without its own parentheses
+		if k >= n {
+			return ""
+		}
+		end := len(all) // less the ")" of the tails that enclose it
+		for i := 2; i <= k; i++ {
+			if pieces[i].wrapRest {
+				end--
+			}
+		}
+		return all[restStart[k]:end]
+	}
+	bodyStart := len(b.scratch)
+	buf := append(b.scratch, '(')
 	allOptional := true
 	for k := range parts {
-		tail := rest[k+1]
+		tail := restOf(k + 1)
 		if tail != "" && len(tail) > 200 {
 			tail = b.G.Add(restName(), tail)
 		}
-		alts = append(alts, seqOf(parts[k], tail))
+		if k > 0 {
+			buf = append(buf, " | "...)
+		}
+		start := len(buf)
+		buf = appendSeqPart(appendSeqPart(buf, start, parts[k]), start, tail)
 		if required[k] {
 			allOptional = false
 			break
 		}
 	}
-	body := "(" + strings.Join(alts, " | ") + ")"
+	buf = append(buf, ')')
 	if allOptional {
-		body += "?"
+		buf = append(buf, '?')
 	}
-	return body
+	b.scratch = buf
+	return string(buf[bodyStart:])
 }
 
 // NestedMembers are Members with their nested values described (object
