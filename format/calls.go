@@ -477,11 +477,8 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 			Call: func(b *Builder, i int) (string, error) {
 				v := Value{Sep: lit(","), Sorted: sorted, Nested: true}
 				v.Encode = func(m grammar.Member) string { return gemmaValue(b, m, quote, v) }
-				ps, err := b.Params(i, v, func(m grammar.Member, value string) string { return seqOf(litOf(m.Name, ":"), value) })
-				if err != nil {
-					return "", err
-				}
-				return seqOf(lit(open+"call:"), b.Name(i), lit("{"), ps, lit("}"+close)), nil
+				return b.paramsBetween(i, seqOf(lit(open+"call:"), b.Name(i), lit("{")), seqOf(lit("}"+close)), v,
+					paramOf{text: func(m grammar.Member, value string) string { return seqOf(litOf(m.Name, ":"), value) }})
 			},
 		}
 	}
@@ -493,11 +490,8 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 	pyCall := func(b *Builder, i int) (string, error) {
 		v := Value{Sep: lit(", "), Nested: true}
 		v.Encode = func(m grammar.Member) string { return pythonValue(b, m, v) }
-		ps, err := b.Params(i, v, func(m grammar.Member, value string) string { return seqOf(litOf(m.Name, "="), value) })
-		if err != nil {
-			return "", err
-		}
-		return seqOf(b.Name(i), lit("("), ps, lit(")")), nil
+		return b.paramsBetween(i, seqOf(b.Name(i), lit("(")), lit(")"), v,
+			paramOf{text: func(m grammar.Member, value string) string { return seqOf(litOf(m.Name, "="), value) }})
 	}
 	pyTriggers := func(tools []chat.Tool) []string {
 		var out []string

@@ -472,17 +472,15 @@ func (b *Builder) arguments(head, tail string, restName func() string, ms []gram
 		for k, m := range ms {
 			parts[k], required[k] = param.String(m, b.encode(m, v)), m.Required
 		}
-		return seqOf(head, b.separated(restName, parts, required, v.Sep), tail)
+		body := b.separated(restName, parts, required, v.Sep)
+		return joinCall(head, unsafe.Slice(unsafe.StringData(body), len(body)), strings.IndexByte(body, '|') >= 0, tail)
 	}
 	// Each argument in turn, as seqPart would join them, optional ones as
 	// (…)?, which seqPart parenthesises once more when they hold
 	// alternatives. The text is built on b.scratch, above whatever an
 	// enclosing call keeps there (nested objects' values come through
 	// here too).
-	if b.scratch == nil {
-		b.scratch = make([]byte, 0, 2048) // a call's text is a few hundred bytes
-	}
-	mark := len(b.scratch)
+	mark := b.scratchMark()
 	bar := false
 	for _, m := range ms {
 		value := b.encode(m, v)
@@ -505,12 +503,26 @@ func (b *Builder) arguments(head, tail string, restName func() string, ms []gram
 			b.scratch = wrapFrom(b.scratch, start, "(", ")?")
 		}
 	}
-	body := b.scratch[mark:]
 	defer func() { b.scratch = b.scratch[:mark] }()
+	return joinCall(head, b.scratch[mark:], bar, tail)
+}
+
+// scratchMark is where text built on b.scratch starts: its length, the
+// buffer made at the first use (a call's text is a few hundred bytes).
+func (b *Builder) scratchMark() int {
+	if b.scratch == nil {
+		b.scratch = make([]byte, 0, 2048)
+	}
+	return len(b.scratch)
+}
+
+// joinCall is head, body and tail in sequence (head and tail are sequences
+// already; body is parenthesised as seqPart would, bar saying whether it
+// holds a '|'), in one allocation.
+func joinCall(head string, body []byte, bar bool, tail string) string {
 	if head == "" && tail == "" {
 		return string(body)
 	}
-	// head, body and tail in sequence, without making body a string first.
 	var s strings.Builder
 	s.Grow(len(head) + len(body) + len(tail) + 6)
 	s.WriteString(head)
@@ -581,7 +593,7 @@ func (b *Builder) separated(restName func() string, parts []string, required []b
 	// substring of the longest one used, rest[1]. It is written once: each
 	// p[k] in turn, "(" before a tail that seqOf parenthesises and all the
 	// ")" at the end.
-	mark := len(b.scratch)
+	mark := b.scratchMark()
 	defer func() { b.scratch = b.scratch[:mark] }()
 	type piece struct {
 		start, end int  // p[k] in b.scratch, as the first part of a sequence
