@@ -70,3 +70,22 @@ func BenchmarkConstrain(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkConstrainFamilies: every family's constraint for 20 tools,
+// uncached (scripts/perf-grammar.sh reports the same, best of three).
+func BenchmarkConstrainFamilies(b *testing.B) {
+	tools := bfclChatTools(b, 20)
+	for _, f := range Families() {
+		if f.Calls == nil {
+			continue
+		}
+		b.Run(f.ID, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := f.Constrain(tools, ToolChoice{Mode: "auto"}, false); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
