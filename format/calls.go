@@ -16,6 +16,27 @@ import (
 // lit is a GBNF literal; opt an optional one.
 func lit(s string) string { return grammar.Literal(s) }
 
+// seqs joins sequences (seqOf's) into one, as seqOf would have written
+// their parts side by side.
+func seqs(sequences ...string) string {
+	n := 0
+	for _, q := range sequences {
+		n += len(q) + 1
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, q := range sequences {
+		if q == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(q)
+	}
+	return b.String()
+}
+
 // litOf is lit of the parts joined (a parameter's tag around its name), in one allocation.
 func litOf(parts ...string) string { return grammar.LiteralOf(parts...) }
 func opt(s string) string {
@@ -263,14 +284,16 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 
 	// MiniCPM5: strings holding <, & or a newline are wrapped in CDATA.
 	minicpmParam := paramTags{KeyOpen: `<param name="`, KeyClose: `">`, After: []string{lit("</param>")}}
+	litFunctionName, litTagEnd, litFunctionClose := lit(`<function name="`), lit(`">`), lit("</function>")
 	minicpm := CallSyntax{
 		Triggers: []string{`<function name="`},
 		Sep:      opt("\n"),
 		Call: func(b *Builder, i int) (string, error) {
-			plain := grammar.Repeat(grammar.Class(true, grammar.Range{Lo: '<', Hi: '<'}, grammar.Range{Lo: '&', Hi: '&'}, grammar.Range{Lo: '\n', Hi: '\n'}), 0, -1)
-			cdata := seqOf(lit("<![CDATA["), b.G.TextWithout("]]>"), lit("]]>"))
-			str := b.G.Add("cdata-string", plain+" | "+cdata)
-			return b.paramsBetween(i, seqOf(lit(`<function name="`), b.Name(i), lit(`">`)), lit("</function>"),
+			str := b.Rule("cdata-string", func() string { // one rule for every call's strings
+				plain := grammar.Repeat(grammar.Class(true, grammar.Range{Lo: '<', Hi: '<'}, grammar.Range{Lo: '&', Hi: '&'}, grammar.Range{Lo: '\n', Hi: '\n'}), 0, -1)
+				return plain + " | " + seqOf(lit("<![CDATA["), b.G.TextWithout("]]>"), lit("]]>"))
+			})
+			return b.paramsBetween(i, seqOf(litFunctionName, b.Name(i), litTagEnd), litFunctionClose,
 				Value{Stop: "</param>", Python: true, String: str}, paramOf{write: minicpmParam.write})
 		},
 	}
@@ -472,13 +495,14 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 	// Gemma 4 and FunctionGemma: call:NAME{key:value,...}, strings between
 	// special quotes, keys bare; Gemma 4's templates sort the keys.
 	gemma := func(open, close, quote string, sorted bool) CallSyntax {
+		litCall, litBrace, closeSeq := lit(open+"call:"), lit("{"), seqOf(lit("}"+close))
 		return CallSyntax{
 			Triggers: []string{open},
 			Call: func(b *Builder, i int) (string, error) {
 				v := Value{Sep: lit(","), Sorted: sorted, Nested: true}
 				v.Encode = func(m grammar.Member) string { return gemmaValue(b, m, quote, v) }
-				return b.paramsBetween(i, seqOf(lit(open+"call:"), b.Name(i), lit("{")), seqOf(lit("}"+close)), v,
-					paramOf{text: func(m grammar.Member, value string) string { return seqOf(litOf(m.Name, ":"), value) }})
+				return b.paramsBetween(i, seqOf(litCall, b.Name(i), litBrace), closeSeq, v,
+					keyValue(":"))
 			},
 		}
 	}
@@ -487,11 +511,12 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 	callSyntaxes["functiongemma"] = &fg
 
 	// Python call syntax: NAME(key=value, ...), values Python literals.
+	litParen, litParenClose := lit("("), lit(")")
 	pyCall := func(b *Builder, i int) (string, error) {
 		v := Value{Sep: lit(", "), Nested: true}
 		v.Encode = func(m grammar.Member) string { return pythonValue(b, m, v) }
-		return b.paramsBetween(i, seqOf(b.Name(i), lit("(")), lit(")"), v,
-			paramOf{text: func(m grammar.Member, value string) string { return seqOf(litOf(m.Name, "="), value) }})
+		return b.paramsBetween(i, seqOf(b.Name(i), litParen), litParenClose, v,
+			keyValue("="))
 	}
 	pyTriggers := func(tools []chat.Tool) []string {
 		var out []string
@@ -519,6 +544,8 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 	}
 
 	// Kimi K3: typed argument elements; strings raw, other values JSON.
+	kimiCall, kimiCallClose := lit(`<|open|>call tool="`), seqOf(lit("<|close|>call<|sep|>"))
+	kimiIndex := seqOf(lit(`" index="`), grammar.Repeat(grammar.Class(false, grammar.Range{Lo: '0', Hi: '9'}), 1, 4), lit(`"<|sep|>`))
 	kimiParam := paramTags{KeyOpen: `<|open|>argument key="`, Attr: `" type="`, AttrValue: kimiType, KeyClose: `"<|sep|>`,
 		After: []string{lit("<|close|>argument<|sep|>")}}
 	callSyntaxes["kimi-k3"] = &CallSyntax{
@@ -526,9 +553,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 		Open:     seqOf(opt("<|open|>response<|sep|><|close|>response<|sep|>"), lit("<|open|>tools<|sep|>")),
 		Close:    lit("<|close|>tools<|sep|>"),
 		Call: func(b *Builder, i int) (string, error) {
-			index := grammar.Repeat(grammar.Class(false, grammar.Range{Lo: '0', Hi: '9'}), 1, 4)
-			return b.paramsBetween(i, seqOf(lit(`<|open|>call tool="`), b.Name(i), lit(`" index="`), index, lit(`"<|sep|>`)),
-				seqOf(lit("<|close|>call<|sep|>")), Value{Stop: "<|close|>"}, paramOf{write: kimiParam.write})
+			return b.paramsBetween(i, seqs(seqOf(kimiCall, b.Name(i)), kimiIndex), kimiCallClose, Value{Stop: "<|close|>"}, paramOf{write: kimiParam.write})
 		},
 		ThinkOpen: "<|open|>think<|sep|>", ThinkClose: "<|close|>think<|sep|>",
 	}
@@ -553,6 +578,8 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 		},
 		ThinkOpen: "<mm:think>", ThinkClose: "</mm:think>",
 	}
+	glimmerTo, glimmerInvoke := lit(" to="), seqOf(lit("<|message|><atem:function_calls>"), opt("\n"), lit(`<atem:invoke name="`))
+	glimmerInvokeEnd, glimmerClose := seqOf(lit(`">`), opt("\n")), seqOf(lit("</atem:invoke>"), opt("\n"), lit("</atem:function_calls>"))
 	glimmerParam := paramTags{KeyOpen: `<atem:parameter name="`, KeyClose: `">`, After: []string{lit("</atem:parameter>"), opt("\n")}}
 	// Muse Glimmer: each call is a message to the function (the prompt ends
 	// "<|start|>assistant"), its body an ATEM invocation; "to=self" is
@@ -568,9 +595,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 		Open: opt("<|start|>assistant"),
 		Sep:  lit("<|eom|><|start|>assistant"),
 		Call: func(b *Builder, i int) (string, error) {
-			return b.paramsBetween(i,
-				seqOf(lit(" to="), b.Name(i), lit("<|message|><atem:function_calls>"), opt("\n"), lit(`<atem:invoke name="`), b.Name(i), lit(`">`), opt("\n")),
-				seqOf(lit("</atem:invoke>"), opt("\n"), lit("</atem:function_calls>")),
+			return b.paramsBetween(i, seqs(seqOf(glimmerTo, b.Name(i)), glimmerInvoke, seqOf(b.Name(i)), glimmerInvokeEnd), glimmerClose,
 				Value{Stop: "</atem:parameter>"}, paramOf{write: glimmerParam.write})
 		},
 		ThinkOpen: " to=self<|message|>", ThinkClose: "<|eom|>",
@@ -599,8 +624,7 @@ func gemmaValue(b *Builder, m grammar.Member, quote string, v Value) string {
 		return `"null"`
 	case "object":
 		if len(m.Properties) > 0 {
-			body := b.Arguments(func() string { return "gemma-rest" }, m.Properties, v,
-				func(p grammar.Member, value string) string { return seqOf(litOf(p.Name, ":"), value) })
+			body := b.arguments("", "", func() string { return "gemma-rest" }, m.Properties, v, keyValue(":"))
 			return seqOf(lit("{"), body, lit("}"))
 		}
 	case "array":

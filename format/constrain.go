@@ -431,11 +431,30 @@ func (p paramOf) appendTo(dst []byte, m grammar.Member, value string) []byte {
 	return append(dst, p.text(m, value)...)
 }
 
-func (p paramOf) String(m grammar.Member, value string) string {
+// string is the parameter's GBNF as a string of its own (written on
+// b.scratch first).
+func (p paramOf) string(b *Builder, m grammar.Member, value string) string {
 	if p.text != nil {
 		return p.text(m, value)
 	}
-	return string(p.write(nil, m, value))
+	mark := b.scratchMark()
+	b.scratch = p.write(b.scratch, m, value)
+	s := string(b.scratch[mark:])
+	b.scratch = b.scratch[:mark]
+	return s
+}
+
+// keyValue writes a parameter as its name and sep in one literal, then its
+// value (Gemma's key:value, Python's key=value).
+func keyValue(sep string) paramOf {
+	return paramOf{write: func(dst []byte, m grammar.Member, value string) []byte {
+		start := len(dst)
+		dst = grammar.AppendLiteralOf(dst, m.Name, sep)
+		if bytes.IndexByte(dst[start:], '|') >= 0 { // seqPart's parentheses
+			dst = wrapFrom(dst, start, "(", ")")
+		}
+		return appendSeqPart(dst, start, value)
+	}}
 }
 
 // paramsBetween is the sequence head, Params(i, v, …), tail, the whole call
@@ -470,7 +489,7 @@ func (b *Builder) arguments(head, tail string, restName func() string, ms []gram
 		parts := make([]string, len(ms))
 		required := make([]bool, len(ms))
 		for k, m := range ms {
-			parts[k], required[k] = param.String(m, b.encode(m, v)), m.Required
+			parts[k], required[k] = param.string(b, m, b.encode(m, v)), m.Required
 		}
 		body := b.separated(restName, parts, required, v.Sep)
 		return joinCall(head, unsafe.Slice(unsafe.StringData(body), len(body)), strings.IndexByte(body, '|') >= 0, tail)

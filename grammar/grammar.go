@@ -262,9 +262,17 @@ func AppendLiteralOf(dst []byte, parts ...string) []byte {
 	}
 	dst = append(dst, '"')
 	for _, p := range parts {
-		if plainLiteral(p) {
+		switch {
+		case plainLiteral(p):
 			dst = append(dst, p...)
-		} else {
+		case printableASCII(p): // quotes and backslashes to escape, as Literal does
+			for i := 0; i < len(p); i++ {
+				if p[i] == '"' || p[i] == '\\' {
+					dst = append(dst, '\\')
+				}
+				dst = append(dst, p[i])
+			}
+		default:
 			dst = appendLiteralBody(dst, p)
 		}
 	}
