@@ -178,16 +178,19 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 	hermes.Tag = jsonTag(func(n string) string { return "<tool_call>\n{\"name\": " + jsonName(n) + ", \"arguments\": " }, "}\n</tool_call>")
 	callSyntaxes["hermes"] = think(hermes, "<think>", "</think>")
 
+	// Literals several families' calls share.
+	litFunction, litFunctionEnd, litFunctionClose := lit("<function="), seqOf(lit(">"), opt("\n")), lit("</function>")
+	litTagEnd := lit(`">`)
 	qwenXML := blocks("<tool_call>", "</tool_call>", taggedParams(
-		func(b *Builder, i int) string { return seqOf(lit("<function="), b.Name(i), lit(">"), opt("\n")) },
-		func(*Builder, int) string { return lit("</function>") },
+		func(b *Builder, i int) string { return seqs(seqOf(litFunction, b.Name(i)), litFunctionEnd) },
+		func(*Builder, int) string { return litFunctionClose },
 		paramTags{KeyOpen: "<parameter=", KeyClose: ">", Before: []string{optNewline}, After: []string{optNewline, litCloseParameter, optNewline}},
 		Value{Stop: "</parameter>", Python: true}))
 	callSyntaxes["qwen3-coder-xml"] = think(qwenXML, "<think>", "</think>")
 
 	seed := blocks("<seed:tool_call>", "</seed:tool_call>", taggedParams(
-		func(b *Builder, i int) string { return seqOf(lit("<function="), b.Name(i), lit(">"), opt("\n")) },
-		func(*Builder, int) string { return lit("</function>") },
+		func(b *Builder, i int) string { return seqs(seqOf(litFunction, b.Name(i)), litFunctionEnd) },
+		func(*Builder, int) string { return litFunctionClose },
 		paramTags{KeyOpen: "<parameter=", KeyClose: ">", After: []string{litCloseParameter, optNewline}},
 		Value{Stop: "</parameter>", Python: true}))
 	callSyntaxes["seed-oss"] = think(seed, "<seed:think>", "</seed:think>")
@@ -208,16 +211,15 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 	longcat := glmLike("<longcat_tool_call>", "</longcat_tool_call>", "<longcat_arg_key>", "</longcat_arg_key>", "<longcat_arg_value>", "</longcat_arg_value>")
 	callSyntaxes["longcat"] = think(longcat, "<longcat_think>", "</longcat_think>")
 
+	hy3Call, hy3Sep, hy3CallClose := lit("<tool_call:opensource>"), seqOf(lit("<tool_sep:opensource>"), opt("\n")), lit("</tool_call:opensource>")
 	hy3 := CallSyntax{
 		Triggers: []string{"<tool_calls:opensource>"},
 		Open:     seqOf(lit("<tool_calls:opensource>"), opt("\n")),
 		Sep:      opt("\n"),
 		Close:    seqOf(opt("\n"), lit("</tool_calls:opensource>")),
 		Call: taggedParams(
-			func(b *Builder, i int) string {
-				return seqOf(lit("<tool_call:opensource>"), b.Name(i), lit("<tool_sep:opensource>"), opt("\n"))
-			},
-			func(*Builder, int) string { return lit("</tool_call:opensource>") },
+			func(b *Builder, i int) string { return seqs(seqOf(hy3Call, b.Name(i)), hy3Sep) },
+			func(*Builder, int) string { return hy3CallClose },
 			paramTags{KeyOpen: "<arg_key:opensource>", KeyClose: "</arg_key:opensource>", Before: []string{opt("\n"), lit("<arg_value:opensource>")}, After: []string{lit("</arg_value:opensource>"), opt("\n")}},
 			Value{Stop: "</arg_value:opensource>"}),
 	}
@@ -225,14 +227,15 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 
 	invoke := func(open, close, invokeOpen, invokeClose, paramOpen, paramClose string) CallSyntax {
 		litParamClose := lit(paramClose)
+		litInvoke, invokeEnd, litInvokeClose := lit(invokeOpen+`"`), seqOf(lit(`">`), opt("\n")), lit(invokeClose)
 		return CallSyntax{
 			Triggers: []string{open},
 			Open:     seqOf(lit(open), opt("\n")),
 			Sep:      opt("\n"),
 			Close:    seqOf(opt("\n"), lit(close)),
 			Call: taggedParams(
-				func(b *Builder, i int) string { return seqOf(lit(invokeOpen+`"`), b.Name(i), lit(`">`), opt("\n")) },
-				func(*Builder, int) string { return lit(invokeClose) },
+				func(b *Builder, i int) string { return seqs(seqOf(litInvoke, b.Name(i)), invokeEnd) },
+				func(*Builder, int) string { return litInvokeClose },
 				paramTags{KeyOpen: paramOpen + `"`, KeyClose: `">`, After: []string{litParamClose, optNewline}},
 				Value{Stop: paramClose}),
 		}
@@ -267,16 +270,15 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 	}
 	callSyntaxes["deepseek-v3.2-dsml"] = think(dsmlBoth, "<think>", "</think>")
 
+	step3Invoke, step3InvokeClose := lit(`<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="`), lit("</steptml:invoke><｜tool_call_end｜>")
 	step3 := CallSyntax{
 		Triggers: []string{"<｜tool_calls_begin｜>"},
 		Open:     lit("<｜tool_calls_begin｜>"),
 		Sep:      opt("\n"),
 		Close:    lit("<｜tool_calls_end｜>"),
 		Call: taggedParams(
-			func(b *Builder, i int) string {
-				return seqOf(lit(`<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="`), b.Name(i), lit(`">`))
-			},
-			func(*Builder, int) string { return lit("</steptml:invoke><｜tool_call_end｜>") },
+			func(b *Builder, i int) string { return seqOf(step3Invoke, b.Name(i), litTagEnd) },
+			func(*Builder, int) string { return step3InvokeClose },
 			paramTags{KeyOpen: `<steptml:parameter name="`, KeyClose: `">`, After: []string{lit("</steptml:parameter>")}},
 			Value{Stop: "</steptml:parameter>"}),
 	}
@@ -284,7 +286,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 
 	// MiniCPM5: strings holding <, & or a newline are wrapped in CDATA.
 	minicpmParam := paramTags{KeyOpen: `<param name="`, KeyClose: `">`, After: []string{lit("</param>")}}
-	litFunctionName, litTagEnd, litFunctionClose := lit(`<function name="`), lit(`">`), lit("</function>")
+	litFunctionName := lit(`<function name="`)
 	minicpm := CallSyntax{
 		Triggers: []string{`<function name="`},
 		Sep:      opt("\n"),
@@ -362,16 +364,17 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 	}
 	callSyntaxes["internlm2"] = think(intern, "<think>", "</think>")
 
+	cohereID := seqOf(lit(`"`), grammar.Repeat(grammar.Class(false, grammar.Range{Lo: '0', Hi: '9'}), 1, 4), lit(`"`))
+	litToolCallID, litToolName, litParameters := lit(`"tool_call_id"`), lit(`"tool_name"`), lit(`"parameters"`)
 	cohere := jsonArray("<|START_ACTION|>", lit("<|START_ACTION|>"), lit("<|END_ACTION|>"), func(b *Builder, i int) (string, error) {
 		ws := b.WS()
 		args, err := b.Args(i)
 		if err != nil {
 			return "", err
 		}
-		id := seqOf(lit(`"`), grammar.Repeat(grammar.Class(false, grammar.Range{Lo: '0', Hi: '9'}), 1, 4), lit(`"`))
-		return seqOf(lit("{"), ws, lit(`"tool_call_id"`), ws, lit(":"), ws, id, ws, lit(","), ws,
-			lit(`"tool_name"`), ws, lit(":"), ws, b.JSONName(i), ws, lit(","), ws,
-			lit(`"parameters"`), ws, lit(":"), ws, args, ws, lit("}")), nil
+		return seqOf(`"{"`, ws, litToolCallID, ws, `":"`, ws, cohereID, ws, `","`, ws,
+			litToolName, ws, `":"`, ws, b.JSONName(i), ws, `","`, ws,
+			litParameters, ws, `":"`, ws, args, ws, `"}"`), nil
 	})
 	cohere.Tag = jsonTag(func(n string) string {
 		return `<|START_ACTION|>[{"tool_call_id": "0", "tool_name": ` + jsonName(n) + `, "parameters": `
@@ -467,15 +470,18 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 
 	// gpt-oss: the model writes the channel first; the template writes
 	// history calls with the recipient first. Generation stops at <|call|>.
+	harmonyConstrain := seqOf(opt(" "), opt("<|constrain|>"), opt("json"))
+	litChannelTo, litTo, litChannel := lit("<|channel|>commentary to=functions."), lit(" to=functions."), lit("<|channel|>commentary")
+	litMessage, litCall := lit("<|message|>"), lit("<|call|>")
 	harmony := named(CallSyntax{
 		Triggers: []string{"<|channel|>commentary to=functions.", "<|start|>assistant to=functions."},
 		Open:     opt("<|start|>assistant"),
 		Single:   true,
 	}, func(b *Builder, i int, args string) string {
-		constrain := seqOf(opt(" "), opt("<|constrain|>"), opt("json"))
-		channelFirst := seqOf(lit("<|channel|>commentary to=functions."), b.Name(i), constrain)
-		recipientFirst := seqOf(lit(" to=functions."), b.Name(i), lit("<|channel|>commentary"), constrain)
-		return seqOf("("+channelFirst+" | "+recipientFirst+")", lit("<|message|>"), args, lit("<|call|>"))
+		name := b.Name(i)
+		channelFirst := seqOf(litChannelTo, name, harmonyConstrain)
+		recipientFirst := seqOf(litTo, name, litChannel, harmonyConstrain)
+		return seqOf("("+channelFirst+" | "+recipientFirst+")", litMessage, args, litCall)
 	})
 	harmony.Tag = jsonTag(func(n string) string {
 		return "<|channel|>commentary to=functions." + n + " <|constrain|>json<|message|>"

@@ -10,7 +10,8 @@
 // and from grammar.Cache; every family's call constraint (Family.Constrain,
 // tool_choice "auto") for 20 tools, uncached and from a ConstraintCache; and
 // the recogniser on one call. Each figure is testing.Benchmark's ns/op, the
-// best of -count runs: on a shared machine a run is only ever slowed down.
+// best of -count runs (the families taking turns run by run): on a shared
+// machine a run is only ever slowed down.
 package main
 
 import (
@@ -43,10 +44,29 @@ type figure struct {
 
 func (f figure) time() string { return formatDuration(time.Duration(f.ns)) }
 
+// min is the faster of f and g (f unset counts as slowest).
+func (f figure) min(g figure) figure {
+	if f.ns == 0 || g.ns < f.ns {
+		return g
+	}
+	return f
+}
+
+// once is one testing.Benchmark run of op.
+func once(op func()) figure {
+	r := testing.Benchmark(func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			op()
+		}
+	})
+	return figure{r.NsPerOp(), r.AllocsPerOp(), r.AllocedBytesPerOp()}
+}
+
 func main() {
 	out := flag.String("out", "", "the document to write the section into (stdout when empty)")
-	count := flag.Int("count", 3, "runs per figure; the best is kept")
-	benchtime := flag.Duration("benchtime", 200*time.Millisecond, "length of one run")
+	count := flag.Int("count", 5, "runs per figure; the best is kept")
+	benchtime := flag.Duration("benchtime", 100*time.Millisecond, "length of one run")
 	flag.Parse()
 	testing.Init()
 	if err := flag.Set("test.benchtime", benchtime.String()); err != nil {
@@ -61,15 +81,7 @@ func main() {
 	best := func(op func()) figure {
 		var f figure
 		for range *count {
-			r := testing.Benchmark(func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					op()
-				}
-			})
-			if ns := r.NsPerOp(); f.ns == 0 || ns < f.ns {
-				f = figure{ns, r.AllocsPerOp(), r.AllocedBytesPerOp()}
-			}
+			f = f.min(once(op))
 		}
 		return f
 	}
@@ -78,7 +90,7 @@ func main() {
 	w := func(format string, args ...any) { fmt.Fprintf(&s, format, args...) }
 	w("## Grammar\n\n")
 	w("Reproduce: `scripts/perf-grammar.sh` (that is, `go run ./scripts/perfgrammar -out docs/PERFORMANCE.md`, about two minutes). Go benchmarks: `go test ./grammar -run '^$' -bench 'Tools|Match' -benchmem` and `go test ./format -run '^$' -bench Constrain -benchmem`.\n\n")
-	w("The tools are BFCL's function definitions (`../shared/bench/bfcl/data`, the first 1, 20 or 100 distinct names from `live_multiple`, then `multiple`, then `simple_python`), their BFCL type names (`dict`, `float`, `tuple`, `any`) turned into JSON Schema's as a gateway would send them. Each figure is the best of %d runs of `testing.Benchmark` (%v each): on a shared machine a run is only ever slowed down, so the best is the closest to the code's own cost. \"Uncached\" builds everything from the schemas' bytes; \"cached\" is the cache the gateway asks first (a hash of the names and schema bytes, then a full comparison).\n\n", *count, *benchtime)
+	w("The tools are BFCL's function definitions (`../shared/bench/bfcl/data`, the first 1, 20 or 100 distinct names from `live_multiple`, then `multiple`, then `simple_python`), their BFCL type names (`dict`, `float`, `tuple`, `any`) turned into JSON Schema's as a gateway would send them. Each figure is the best of %d runs of `testing.Benchmark` (%v each; the families take turns run by run): on a shared machine a run is only ever slowed down, so the best is the closest to the code's own cost. \"Uncached\" builds everything from the schemas' bytes; \"cached\" is the cache the gateway asks first (a hash of the names and schema bytes, then a full comparison).\n\n", *count, *benchtime)
 
 	// grammar.Tools.
 	var toolsRows strings.Builder
@@ -110,20 +122,29 @@ func main() {
 		grammarBytes    int
 		uncached, cache figure
 	}
+	// The families take turns run by run, so that a slow spell of the
+	// machine does not fall on one family's every run.
 	var rows []famRow
+	var fams []*format.Family
+	tools := chatTools[:20]
 	for _, f := range format.Families() {
 		if f.Calls == nil {
 			continue
 		}
-		tools := chatTools[:20]
 		c, err := f.Constrain(tools, format.ToolChoice{Mode: "auto"}, false)
 		if err != nil {
 			fail(fmt.Errorf("%s: %w", f.ID, err))
 		}
-		unc := best(func() { f.Constrain(tools, format.ToolChoice{Mode: "auto"}, false) })
-		cc := format.NewConstraintCache(16)
-		cached := best(func() { cc.Constrain(f, tools, format.ToolChoice{Mode: "auto"}, false) })
-		rows = append(rows, famRow{f.ID, len(c.Grammar), unc, cached})
+		fams = append(fams, f)
+		rows = append(rows, famRow{id: f.ID, grammarBytes: len(c.Grammar)})
+	}
+	for range *count {
+		for i, f := range fams {
+			unc := once(func() { f.Constrain(tools, format.ToolChoice{Mode: "auto"}, false) })
+			cc := format.NewConstraintCache(16)
+			cached := once(func() { cc.Constrain(f, tools, format.ToolChoice{Mode: "auto"}, false) })
+			rows[i].uncached, rows[i].cache = rows[i].uncached.min(unc), rows[i].cache.min(cached)
+		}
 	}
 	slices.SortFunc(rows, func(a, b famRow) int { return int(a.uncached.ns - b.uncached.ns) })
 	within := 0
