@@ -78,6 +78,7 @@ const (
 // harmony is the parser of the Harmony format.
 type harmony struct {
 	scanBuffer // the unconsumed output, its offset, markup count and diagnostics
+	eventBuf   // its events without an allocation per chunk
 	opts       Options
 	open       bool // the prompt left the analysis message open
 	state      harmonyState

@@ -45,6 +45,7 @@ var llamaSkip = []string{llamaPythonTag, llamaPythonStart, llamaPythonEnd, "<|eo
 // it cannot, the rest streams as content.
 type llamaParser struct {
 	scanBuffer // the unconsumed output, its offset, markup count and diagnostics
+	eventBuf   // its events without an allocation per chunk
 	opts       Options
 	closed     bool
 	content    bool // the rest is content

@@ -43,6 +43,7 @@ const (
 // is dropped).
 type mistralParser struct {
 	scanBuffer     // the unconsumed output, its offset, markup count and diagnostics
+	eventBuf       // its events without an allocation per chunk
 	opts           Options
 	think          bool // [THINK] blocks are reasoning (mistral-v11-args)
 	trimBeforeCall bool // whitespace before [TOOL_CALLS] is dropped (legacy)

@@ -117,6 +117,7 @@ func (e *engine) Close() []Event {
 
 // run turns as much of buf into events (appended to e.out) as can be decided.
 func (e *engine) run() {
+	e.gate.sectionOpen = false
 	for e.step() {
 	}
 }
@@ -297,6 +298,7 @@ func (e *engine) stepContent() bool {
 		e.emit(Content, e.take(len(opener)))
 		return true
 	case needMore:
+		e.gate.sectionOpen = true
 		return false
 	}
 	sectionOffset := e.offset
@@ -322,7 +324,6 @@ type scanBuffer struct {
 	markupBytes int    // bytes recognised as markup (or layout the family drops)
 	diagnostics []Diagnostic
 	gate        gate // when a chunk is worth parsing (see gate)
-	eventBuf
 }
 
 // eventBuf lets a hand-written parser return its events without allocating
@@ -359,7 +360,8 @@ func (b *eventBuf) closing() { b.evs = nil }
 // waits for that to end. Running after every chunk would then re-read the
 // whole held text each time, which makes a long call quadratic. The gate
 // runs the parser when
-//   - the held text is short (at most smallHeld bytes), or
+//   - the held text is short (at most smallHeld bytes) and, if the parser
+//     stopped inside an open section, the chunk brings a wake byte, or
 //   - it has grown heldGrowth times since the parser last ran, or
 //   - a stretch of markup has ended (see wake) and the held text has earned
 //     the credit to be read again: wakeCredit per byte that arrived, spent
@@ -373,10 +375,15 @@ func (b *eventBuf) closing() { b.evs = nil }
 type gate struct {
 	lastLen int // bytes held when the parser last ran
 	credit  int
-	ran     bool      // the parser ran after the last feed
-	woken   bool      // a wake byte arrived since the parser last ran
-	read    int       // bytes held at the runs: what the parser re-reads (tests check it stays linear)
-	arena   textArena // backs the held text
+	ran     bool // the parser ran after the last feed
+	woken   bool // a wake byte arrived since the parser last ran
+	// sectionOpen: the parser last stopped inside a section that had not
+	// ended. A section ends with the end of markup, so until a chunk brings
+	// a wake byte (or the held text has grown heldGrowth times) running
+	// again could only find it still open.
+	sectionOpen bool
+	read        int       // bytes held at the runs: what the parser re-reads (tests check it stays linear)
+	arena       textArena // backs the held text
 }
 
 const (
@@ -406,8 +413,8 @@ func (g *gate) feed(buf *string, chunk string) bool {
 	}
 	n := len(*buf) + len(chunk)
 	g.credit += wakeCredit * len(chunk)
-	due := n <= smallHeld || n >= heldGrowth*g.lastLen
-	if !due && g.credit >= n && g.wake(chunk) {
+	due := n <= smallHeld && !(g.sectionOpen && !hasWakeByte(chunk)) || n >= heldGrowth*g.lastLen
+	if !due && n > smallHeld && g.credit >= n && g.wake(chunk) {
 		g.credit -= n
 		due = true
 	}
@@ -458,6 +465,16 @@ const (
 	arenaMin = 256
 	arenaMax = 64 << 10
 )
+
+// hasWakeByte reports whether chunk holds a byte that ends markup.
+func hasWakeByte(chunk string) bool {
+	for i := 0; i < len(chunk); i++ {
+		if wakeBytes[chunk[i]] {
+			return true
+		}
+	}
+	return false
+}
 
 // wake reports whether chunk ends a stretch of markup: a byte that ends
 // markup (wakeBytes) has arrived, and then text that does not start another
