@@ -90,6 +90,7 @@ func (p *mistralParser) Close() []Event {
 }
 
 func (p *mistralParser) run() []Event {
+	p.gate.sectionOpen = false
 	out := p.events()
 	for {
 		var events []Event
@@ -180,6 +181,7 @@ func (p *mistralParser) stepContent() ([]Event, bool) {
 		events := p.releaseSpace()
 		return append(events, Event{Kind: Content, Text: p.take(len(marker))}), true
 	case needMore:
+		p.gate.sectionOpen = true // see gate
 		return nil, false
 	}
 	events := make([]Event, 0, 1+3*len(calls)) // the held space, then the calls

@@ -97,6 +97,7 @@ func (p *museParser) take(n int) string {
 }
 
 func (p *museParser) run() []Event {
+	p.gate.sectionOpen = false
 	out := p.events()
 	for {
 		var events []Event
@@ -218,6 +219,7 @@ func (p *museParser) stepBody() ([]Event, bool) {
 		p.diag("malformed-call", err.Error())
 		return p.text(p.take(len(museCalls))), true
 	case needMore:
+		p.gate.sectionOpen = true // see gate
 		return nil, false
 	}
 	offset := p.offset
