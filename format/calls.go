@@ -14,6 +14,9 @@ import (
 // the corpus templates of its family.
 
 // lit is a GBNF literal; opt an optional one.
+
+var litSingleQuote, litDoubleQuote = lit("'"), lit(`"`)
+
 func lit(s string) string { return grammar.Literal(s) }
 
 // seqs joins sequences (seqOf's) into one, as seqOf would have written
@@ -617,7 +620,8 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 func gemmaValue(b *Builder, m grammar.Member, quote string, v Value) string {
 	str := b.Rule("gemma-string", func() string { return seqOf(lit(quote), b.G.TextWithout(quote), lit(quote)) })
 	if len(m.Enum) > 0 {
-		return seqOf(lit(quote), grammar.Alternatives(m.Enum), lit(quote))
+		q := seqOf(lit(quote))                                  // parenthesised when it holds a '|'
+		return q + " " + grammar.Alternatives(m.Enum) + " " + q // seqOf's, in one piece
 	}
 	switch m.Type {
 	case "string", "":
@@ -668,7 +672,9 @@ func pythonValue(b *Builder, m grammar.Member, v Value) string {
 		return single + " | " + double
 	})
 	if len(m.Enum) > 0 {
-		return "(" + seqOf(lit("'"), grammar.Alternatives(m.Enum), lit("'")) + " | " + seqOf(lit(`"`), grammar.Alternatives(m.Enum), lit(`"`)) + ")"
+		// seqOf(lit("'"), values, lit("'")) | the same in double quotes, in one piece.
+		values := grammar.Alternatives(m.Enum)
+		return "(" + litSingleQuote + " " + values + " " + litSingleQuote + " | " + litDoubleQuote + " " + values + " " + litDoubleQuote + ")"
 	}
 	switch m.Type {
 	case "string", "":
