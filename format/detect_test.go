@@ -1,6 +1,8 @@
 package format
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,13 +13,21 @@ import (
 // templateMap reads FORMATS.md's Template map: corpus template → family id
 // ("none" for templates without tool calling).
 func templateMap(t *testing.T) map[string]string {
-	data, err := os.ReadFile(filepath.Join(sharedDir(t), "FORMATS.md"))
+	out, err := readTemplateMap(sharedDir(t))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return out
+}
+
+func readTemplateMap(shared string) (map[string]string, error) {
+	data, err := os.ReadFile(filepath.Join(shared, "FORMATS.md"))
+	if err != nil {
+		return nil, err
+	}
 	_, table, ok := strings.Cut(string(data), "## Template map")
 	if !ok {
-		t.Fatal("FORMATS.md has no Template map")
+		return nil, errors.New("FORMATS.md has no Template map")
 	}
 	row := regexp.MustCompile("(?m)^\\| ([^|]+\\.jinja) \\| `?([a-z0-9.-]+)`? \\|")
 	out := map[string]string{}
@@ -25,9 +35,9 @@ func templateMap(t *testing.T) map[string]string {
 		out[strings.TrimSpace(m[1])] = m[2]
 	}
 	if len(out) < 80 {
-		t.Fatalf("read only %d rows of the Template map", len(out))
+		return nil, fmt.Errorf("read only %d rows of the Template map", len(out))
 	}
-	return out
+	return out, nil
 }
 
 // TestDetectCorpus checks detection on every corpus template against the

@@ -23,6 +23,7 @@ func init() {
 				thinkOpen: "<think>", thinkClose: "</think>",
 				callOpen:         []string{lfm2Open},
 				callEndsThinking: true,
+				answerTrimmed:    true, // FORMATS.md: "Leading whitespace before a direct answer is dropped"
 				section:          pyBlockSection(lfm2Open, lfm2Close, true),
 			}, o)
 		},

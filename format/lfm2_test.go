@@ -4,13 +4,6 @@ import "testing"
 
 func init() {
 	contradicted["sglang-067"] = `Decision 1: "Calls to undeclared tools are returned, not dropped" (SGLang drops unknown_function)`
-	// The harness reads think:true as a prompt that left reasoning open, but
-	// Ollama's lfm2-thinking parser only enables <think> detection: LFM2
-	// templates never force reasoning open.
-	forced := `Rules/Reasoning: "With reasoning forced open, everything up to the first close marker is reasoning" (the vector's think:true is read as forced open; Ollama expects content)`
-	contradicted["ollama-141"] = forced
-	contradicted["ollama-142"] = forced
-	contradicted["ollama-176"] = forced
 }
 
 func TestLFM2Diagnostics(t *testing.T) {
@@ -35,6 +28,9 @@ func TestLFM2Diagnostics(t *testing.T) {
 		// Reasoning.
 		{name: "call ends reasoning", in: "<think>plan<|tool_call_start|>[get_weather()]<|tool_call_end|>", tools: w,
 			thinking: "plan", calls: []string{"get_weather {}"}},
-		{name: "leading whitespace", in: "  \n  Hello there", content: "  \n  Hello there"},
+		// FORMATS.md, lfm2: "Leading whitespace before a direct answer is
+		// dropped" (pyfCheck also feeds it byte by byte).
+		{name: "leading whitespace", in: "  \n  Hello there", content: "Hello there"},
+		{name: "only whitespace", in: "  \n ", content: ""},
 	})
 }

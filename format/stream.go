@@ -35,7 +35,10 @@ type markup struct {
 	// consecutive call sections, so whitespace between two sections is layout,
 	// not content.
 	spacedCalls bool
-	section     sectionFunc
+	// answerTrimmed: whitespace before a direct answer (an output that does
+	// not open reasoning) is layout, not content (LFM2).
+	answerTrimmed bool
+	section       sectionFunc
 }
 
 type engineState uint8
@@ -163,6 +166,9 @@ func (e *engine) stepStart() bool {
 		return true
 	case strings.HasPrefix(e.m.thinkOpen, trimmed) && !e.closed:
 		return false // could still become the open marker
+	}
+	if e.m.answerTrimmed {
+		e.consume(len(e.buf) - len(trimmed))
 	}
 	e.state = inContent
 	return true

@@ -69,6 +69,7 @@ func sharedDir(t testing.TB) string {
 // loadVectors reads the peer vectors and our own (testdata/vectors/*.jsonl,
 // same schema).
 func loadVectors(t testing.TB) []vector {
+	neverForcesReasoning = readNeverForcesReasoning(t, sharedDir(t))
 	out := readVectors(t, filepath.Join(sharedDir(t), "vectors", "peer-sample.jsonl"))
 	own, _ := filepath.Glob(filepath.Join("testdata", "vectors", "*.jsonl"))
 	for _, p := range own {
@@ -107,13 +108,19 @@ func readVectors(t testing.TB, path string) []vector {
 }
 
 // vectorOptions maps a vector's options onto ours: think true means the prompt
-// left reasoning open, false that the request turned it off; a prefill decides
-// where the output starts.
+// left reasoning open (for a peer's vector, only in a family whose templates
+// can force it open: neverForcesReasoning), false that the request turned it
+// off; a prefill decides where the output starts.
 func vectorOptions(v vector) Options {
 	o := Options{Tools: v.Options.Tools, NewID: func() string { return "generated" }}
 	if v.Options.Think != nil {
 		o.ReasoningOpen = *v.Options.Think
 		o.ReasoningDisabled = !*v.Options.Think
+		if !strings.HasPrefix(v.ID, "dragoman-") && neverForcesReasoning[v.Family] {
+			// A peer's think:true turns reasoning on; only a template that
+			// forces it open makes the output start inside it.
+			o.ReasoningOpen = false
+		}
 	}
 	if peerStartsInReasoning[v.Model] {
 		o.ReasoningOpen = true
@@ -368,4 +375,40 @@ func TestOwnVectorsExpectDiagnostics(t *testing.T) {
 	if with == 0 {
 		t.Error("no vector expects a diagnostic")
 	}
+}
+
+// neverForcesReasoning names the families with corpus templates none of
+// which leaves reasoning open when thinking is on: each template's golden
+// render of the thinking_on scenario does not end with the family's
+// reasoning opener (LFM2's templates, for one, never write it). loadVectors
+// fills it.
+var neverForcesReasoning map[string]bool
+
+func readNeverForcesReasoning(t testing.TB, shared string) map[string]bool {
+	templates, err := readTemplateMap(shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forces, seen := map[string]bool{}, map[string]bool{}
+	for name, id := range templates {
+		f, ok := Lookup(id)
+		if !ok || f.ThinkOpen == "" {
+			continue
+		}
+		golden, err := os.ReadFile(filepath.Join(shared, "corpus", "golden", strings.TrimSuffix(name, ".jinja")+"__s07_thinking_on.txt"))
+		if err != nil {
+			continue // the template raises for this scenario
+		}
+		seen[id] = true
+		if strings.HasSuffix(strings.TrimRight(string(golden), " \n"), strings.TrimRight(f.ThinkOpen, " \n")) {
+			forces[id] = true
+		}
+	}
+	never := map[string]bool{}
+	for id := range seen {
+		if !forces[id] {
+			never[id] = true
+		}
+	}
+	return never
 }
