@@ -135,7 +135,13 @@ func parserFor(req parseRequest) (*format.Family, format.Options, error) {
 		return nil, opts, fmt.Errorf("--reasoning takes open or closed, not %q", req.Reasoning)
 	}
 	if req.Think != nil {
+		// The request turned reasoning on or off. On, the output starts inside
+		// the reasoning when the template's prompt leaves it open; without a
+		// template, as the vectors read it, it does.
 		opts.ReasoningOpen, opts.ReasoningDisabled = *req.Think, !*req.Think
+		if *req.Think && req.Template != "" {
+			opts.ReasoningOpen = format.GenerationOpensReasoning(req.Template, fam, `{"enable_thinking": true}`)
+		}
 	}
 	if p := req.Prefill; p != nil {
 		opts.ReasoningOpen = p.Thinking != "" && p.Content == ""

@@ -2,8 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dragoman-dev/dragoman/internal/fixtures"
 )
 
 // parsed is the JSON object dragoman parse prints.
@@ -95,6 +100,29 @@ func TestParseUsageErrors(t *testing.T) {
 		r := dragoman(t, "", nil, args...)
 		if r.status != 2 || !strings.HasPrefix(r.stderr, "dragoman parse: ") || r.stdout != "" {
 			t.Errorf("%v: %+v", args, r)
+		}
+	}
+}
+
+// think:true with a template: the output starts inside the reasoning only
+// when the template's prompt leaves it open (LFM2's never does, so a direct
+// answer stays content); with a format alone, as the vectors read it.
+func TestParseJSONThinkFollowsTheTemplate(t *testing.T) {
+	lfm2, err := os.ReadFile(filepath.Join(fixtures.Require(t), "corpus", "templates", "LFM2.5-8B-A1B.jinja"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		req                string
+		content, reasoning string
+	}{
+		{`{"template": ` + strconv.Quote(string(lfm2)) + `, "think": true, "chunks": ["The answer is 42."]}`, "The answer is 42.", ""},
+		{`{"template": ` + strconv.Quote(string(lfm2)) + `, "think": true, "chunks": ["<think>hm</think>42"]}`, "42", "hm"},
+		{`{"format": "lfm2", "think": true, "chunks": ["The answer is 42."]}`, "", "The answer is 42."},
+	} {
+		p := decodeParsed(t, dragoman(t, c.req, nil, "parse", "--json"))
+		if p.Content != c.content || p.Reasoning != c.reasoning {
+			t.Errorf("%.60s…: content %q reasoning %q, want %q and %q", c.req, p.Content, p.Reasoning, c.content, c.reasoning)
 		}
 	}
 }
