@@ -21,24 +21,7 @@ func lit(s string) string { return grammar.Literal(s) }
 
 // seqs joins sequences (seqOf's) into one, as seqOf would have written
 // their parts side by side.
-func seqs(sequences ...string) string {
-	n := 0
-	for _, q := range sequences {
-		n += len(q) + 1
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for _, q := range sequences {
-		if q == "" {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(q)
-	}
-	return b.String()
-}
+func seqs(sequences ...string) string { return grammar.Seq(sequences...) }
 
 // litOf is lit of the parts joined (a parameter's tag around its name), in one allocation.
 func litOf(parts ...string) string { return grammar.LiteralOf(parts...) }

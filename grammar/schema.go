@@ -181,8 +181,10 @@ const (
 
 func atom(s string) expr { return expr{s, kAtom} }
 
-// seq joins the non-empty parts with single spaces.
-func seq(parts ...string) string {
+// Seq joins the non-empty parts with single spaces: GBNF expressions in
+// sequence, which the caller has put in parentheses where they hold
+// alternatives.
+func Seq(parts ...string) string {
 	n := 0
 	for _, p := range parts {
 		n += len(p) + 1
@@ -209,9 +211,9 @@ func seqExpr(parts ...string) expr {
 		}
 	}
 	if n == 1 {
-		return expr{seq(parts...), kAtom}
+		return expr{Seq(parts...), kAtom}
 	}
-	return expr{seq(parts...), kSeq}
+	return expr{Seq(parts...), kSeq}
 }
 
 // alts joins alternatives, flattening nested alternations.
@@ -285,9 +287,9 @@ var (
 		Class(false, Range{'"', '"'}, Range{'\\', '\\'}, Range{'/', '/'}, Range{'b', 'b'},
 			Range{'f', 'f'}, Range{'n', 'n'}, Range{'r', 'r'}, Range{'t', 't'}) + " | " + Literal("u") + " " +
 		Repeat(Class(false, Range{'0', '9'}, Range{'a', 'f'}, Range{'A', 'F'}), 4, 4) + ")"
-	integerDef = seq(Repeat(Literal("-"), 0, 1),
+	integerDef = Seq(Repeat(Literal("-"), 0, 1),
 		"("+Literal("0")+" | "+digitsRule(true)+" "+Repeat(digitsRule(false), 0, maxIntegerDigits-1)+")")
-	numberDef = seq(Repeat(Literal("-"), 0, 1),
+	numberDef = Seq(Repeat(Literal("-"), 0, 1),
 		"("+Literal("0")+" | "+digitsRule(true)+" "+Repeat(digitsRule(false), 0, maxIntDigits-1)+")",
 		Repeat("("+Literal(".")+" "+Repeat(digitsRule(false), 1, maxFractionDigits)+")", 0, 1),
 		Repeat("("+Class(false, Range{'e', 'e'}, Range{'E', 'E'})+" "+
@@ -319,7 +321,7 @@ func (sg *schemaGen) char() string {
 func (sg *schemaGen) stringRule(min, max int) string {
 	if min == 0 && max < 0 {
 		return sg.shared("string", "string", func() string {
-			return seq(Literal(`"`), Repeat(sg.char(), 0, -1), Literal(`"`))
+			return Seq(Literal(`"`), Repeat(sg.char(), 0, -1), Literal(`"`))
 		})
 	}
 	key := "string{" + strconv.Itoa(min) + "," + strconv.Itoa(max) + "}"
@@ -328,7 +330,7 @@ func (sg *schemaGen) stringRule(min, max int) string {
 		base += strconv.Itoa(max)
 	}
 	return sg.shared(key, base, func() string {
-		return seq(Literal(`"`), Repeat(sg.char(), min, max), Literal(`"`))
+		return Seq(Literal(`"`), Repeat(sg.char(), min, max), Literal(`"`))
 	})
 }
 
@@ -372,8 +374,8 @@ func (sg *schemaGen) objectRule() string {
 	}
 	name := sg.shared("object", "object", func() string { return "" })
 	ws, str, val := sg.ws(), sg.stringRule(0, -1), sg.valueRule()
-	member := seq(str, ws, Literal(":"), ws, val, ws)
-	sg.g.Rule(name, seq(Literal("{"), ws, Repeat("("+seq(member, Repeat("("+seq(Literal(","), ws, member)+")", 0, -1))+")", 0, 1), Literal("}")))
+	member := Seq(str, ws, Literal(":"), ws, val, ws)
+	sg.g.Rule(name, Seq(Literal("{"), ws, Repeat("("+Seq(member, Repeat("("+Seq(Literal(","), ws, member)+")", 0, -1))+")", 0, 1), Literal("}")))
 	return name
 }
 
@@ -383,7 +385,7 @@ func (sg *schemaGen) arrayRule() string {
 	}
 	name := sg.shared("array", "array", func() string { return "" })
 	ws, val := sg.ws(), sg.valueRule()
-	sg.g.Rule(name, seq(Literal("["), ws, Repeat("("+seq(val, ws, Repeat("("+seq(Literal(","), ws, val, ws)+")", 0, -1))+")", 0, 1), Literal("]")))
+	sg.g.Rule(name, Seq(Literal("["), ws, Repeat("("+Seq(val, ws, Repeat("("+Seq(Literal(","), ws, val, ws)+")", 0, -1))+")", 0, 1), Literal("]")))
 	return name
 }
 
@@ -864,7 +866,7 @@ func (sg *schemaGen) object(s *jvalue, hint string) (expr, error) {
 			}
 		}
 		name := sg.g.alloc(hint + "-extra")
-		sg.g.Rule(name, seq(sg.stringRule(0, -1), ws, Literal(":"), ws, v, ws))
+		sg.g.Rule(name, Seq(sg.stringRule(0, -1), ws, Literal(":"), ws, v, ws))
 		start := len(sg.members)
 		sg.members = append(sg.members, name...)
 		sg.held = append(sg.held, member{start: start, end: len(sg.members), optional: true, extra: true})
@@ -1075,11 +1077,11 @@ func (sg *schemaGen) array(s *jvalue, hint string) (expr, error) {
 	var rest string
 	switch {
 	case restMin == 1 && restMax == 1:
-		rest = seq(Literal(","), ws, item, ws)
+		rest = Seq(Literal(","), ws, item, ws)
 	case restMax != 0:
-		rest = Repeat("("+seq(Literal(","), ws, item, ws)+")", restMin, restMax)
+		rest = Repeat("("+Seq(Literal(","), ws, item, ws)+")", restMin, restMax)
 	}
-	elems := seq(item, ws, rest)
+	elems := Seq(item, ws, rest)
 	if min == 0 {
 		elems = Repeat("("+elems+")", 0, 1)
 	}
