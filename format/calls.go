@@ -14,17 +14,7 @@ import (
 // the corpus templates of its family.
 
 // lit is a GBNF literal; opt an optional one.
-
-var litSingleQuote, litDoubleQuote = lit("'"), lit(`"`)
-
 func lit(s string) string { return grammar.Literal(s) }
-
-// seqs joins sequences (seqOf's) into one, as seqOf would have written
-// their parts side by side.
-func seqs(sequences ...string) string { return grammar.Seq(sequences...) }
-
-// litOf is lit of the parts joined (a parameter's tag around its name), in one allocation.
-func litOf(parts ...string) string { return grammar.LiteralOf(parts...) }
 func opt(s string) string {
 	switch s { // the optional newline and space are in most calls' every parameter
 	case "\n":
@@ -34,6 +24,16 @@ func opt(s string) string {
 	}
 	return grammar.Literal(s) + "?"
 }
+
+// litOf is lit of the parts joined (a parameter's tag around its name), in one allocation.
+func litOf(parts ...string) string { return grammar.LiteralOf(parts...) }
+
+// seqs joins sequences (seqOf's) into one, as seqOf would have written
+// their parts side by side.
+func seqs(sequences ...string) string { return grammar.Seq(sequences...) }
+
+// The quotes of Python's string literals, as GBNF literals.
+var litSingleQuote, litDoubleQuote = lit("'"), lit(`"`)
 
 var (
 	optNewline, optSpace = grammar.Literal("\n") + "?", grammar.Literal(" ") + "?"
@@ -242,7 +242,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 	dsml := func(outer string) CallSyntax {
 		cs := invoke("<｜DSML｜"+outer+">", "</｜DSML｜"+outer+">", "<｜DSML｜invoke name=", "</｜DSML｜invoke>", "", "")
 		cs.Call = func(b *Builder, i int) (string, error) {
-			return b.paramsBetween(i, seqOf(litDSMLInvoke, b.Name(i), lit(`">`), opt("\n")), litDSMLInvokeClose,
+			return b.paramsBetween(i, seqOf(litDSMLInvoke, b.Name(i), litTagEnd, opt("\n")), litDSMLInvokeClose,
 				Value{Stop: "</｜DSML｜parameter>"}, paramOf{write: dsmlParam.write})
 		}
 		return cs

@@ -492,6 +492,10 @@ func (b *Builder) arguments(head, tail string, restName func() string, ms []gram
 			parts[k], required[k] = param.string(b, m, b.encode(m, v)), m.Required
 		}
 		body := b.separated(restName, parts, required, v.Sep)
+		if head == "" && tail == "" {
+			return body
+		}
+		// joinCall only reads the bytes.
 		return joinCall(head, unsafe.Slice(unsafe.StringData(body), len(body)), strings.IndexByte(body, '|') >= 0, tail)
 	}
 	// Each argument in turn, as seqPart would join them, optional ones as
