@@ -107,9 +107,7 @@ const maxMemberDepth = 8
 
 // properties are the declared members of the object schema obj, in its order
 // (a required property missing from "properties" after them), their value
-// rules named after hint. Below the top level (depth > 0) the members' own
-// warnings are dropped: the enclosing member's value rule, which covers the
-// same schemas, gave them already.
+// rules named after hint.
 func (sg *schemaGen) properties(obj *jvalue, hint string, depth int) ([]Member, error) {
 	order, namesMark := sg.requiredNames(obj)
 	defer func() { sg.names = sg.names[:namesMark] }()
@@ -166,10 +164,11 @@ func (sg *schemaGen) property(key string, s *jvalue, required bool, hint string,
 
 // member describes the value schema s of the member key: its JSON value rule
 // (named hint-suffix, made only when a rule of its own is needed), its type
-// and string enum, and for an object with declared properties or an array
-// with an items schema, the nested members.
+// and string enum. Described nested (Converter.NestedMembers), an object
+// with declared properties and an array with an items schema get their
+// nested members instead of a JSON rule: the formats that ask write them in
+// a syntax of their own, member by member.
 func (sg *schemaGen) member(key string, s *jvalue, required bool, hint, suffix string, depth int) (Member, error) {
-	warned := len(sg.warnings)
 	rule, ok := sg.scalar(s)
 	if ok {
 		m := Member{Name: sg.keep(key), Required: required, Value: rule}
@@ -181,40 +180,54 @@ func (sg *schemaGen) member(key string, s *jvalue, required bool, hint, suffix s
 		return m, nil // formats write a string enum's values as raw text
 	}
 	name := joinName(hint, suffix)
-	rule, err := sg.valueAtom(s, name)
-	if err != nil {
-		return Member{}, err
-	}
-	if depth > 0 {
-		sg.warnings = sg.warnings[:warned]
-	}
-	m.Value = rule
-	if !sg.nested || depth+1 >= maxMemberDepth {
-		return m, nil
-	}
-	warned = len(sg.warnings)
-	defer func() { sg.warnings = sg.warnings[:warned] }()
-	switch d := sg.deref(s); m.Type {
-	case "object":
-		if p := d.get("properties"); p != nil && p.kind == jObject && len(p.keys) > 0 {
+	if sg.nested && depth+1 < maxMemberDepth {
+		switch d := sg.deref(s); {
+		case m.Type == "object" && hasKeys(d.get("properties")):
+			sg.warnNestedKeywords(d)
 			props, err := sg.properties(d, name, depth+1)
 			if err != nil {
 				return Member{}, err
 			}
 			m.Properties = props
-		}
-	case "array":
-		if items := d.get("items"); items != nil && items.kind == jObject {
+			return m, nil
+		case m.Type == "array" && d.get("items") != nil && d.get("items").kind == jObject:
+			sg.warnNestedKeywords(d)
 			sg.push("items")
-			it, err := sg.member("", items, true, name, "item", depth+1)
+			it, err := sg.member("", d.get("items"), true, name, "item", depth+1)
 			sg.pop(1)
 			if err != nil {
 				return Member{}, err
 			}
 			m.Items = &it
+			return m, nil
 		}
 	}
+	var err error
+	if m.Value, err = sg.valueAtom(s, name); err != nil {
+		return Member{}, err
+	}
 	return m, nil
+}
+
+func hasKeys(v *jvalue) bool { return v != nil && v.kind == jObject && len(v.keys) > 0 }
+
+// warnNestedKeywords warns about the keywords of an object or array schema
+// that a nested description does not carry: what a format writing the
+// members one by one cannot enforce (an array's length, further object
+// members, …).
+func (sg *schemaGen) warnNestedKeywords(s *jvalue) {
+	for i, k := range s.keys {
+		switch k {
+		case "type", "properties", "required", "items", "description", "title", "default", "examples",
+			"$comment", "deprecated", "$ref", "$defs", "definitions", "$schema", "$id":
+		case "additionalProperties":
+			if s.vals[i].kind != jFalse {
+				sg.warn("additionalProperties not enforced: only the declared properties can be written")
+			}
+		default:
+			sg.warn("keyword %q not enforced", k)
+		}
+	}
 }
 
 // deref follows $ref from s until it reaches a schema that is not a reference.

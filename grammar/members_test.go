@@ -3,6 +3,7 @@ package grammar
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -86,9 +87,10 @@ func TestAddMembers(t *testing.T) {
 }
 
 // NestedMembers describes nested objects (their declared properties, $ref
-// followed) and arrays' items, down to maxMemberDepth for a recursive schema;
-// each nested member has a value rule of its own; warnings are given once.
-// Members leaves them out.
+// followed) and arrays' items, down to maxMemberDepth for a recursive schema:
+// such a member has no JSON value rule, its nested members have theirs;
+// warnings are given once. Members leaves them out and gives every member a
+// value rule.
 func TestNestedMembers(t *testing.T) {
 	schema := json.RawMessage(`{"type": "object", "properties": {
 		"filters": {"type": "object", "properties": {
@@ -141,12 +143,15 @@ func TestNestedMembers(t *testing.T) {
 	if depth == 0 || depth > maxMemberDepth {
 		t.Errorf("recursive schema described %d levels deep", depth)
 	}
-	// Each nested value rule matches its own schema.
-	g.Rule("root", f.Properties[2].Value)
-	if !g.Match(`{"lat": 1, "lon": 2}`) || g.Match(`{"lat": 1}`) {
-		t.Error("filters.area's value rule does not follow its schema")
+	// A described object has no value rule; a nested scalar's follows its schema.
+	if f.Value != "" || f.Properties[2].Value != "" || byName["stops"].Value != "" {
+		t.Errorf("described members with value rules: %q, %q, %q", f.Value, f.Properties[2].Value, byName["stops"].Value)
 	}
-	// Members: no nesting.
+	g.Rule("root", f.Properties[1].Value)
+	if !g.Match(`2.5`) || g.Match(`"x"`) {
+		t.Error("filters.max_price's value rule does not follow its schema")
+	}
+	// Members: no nesting, and a value rule for each.
 	plain, _, err := c.Members("u", schema)
 	if err != nil {
 		t.Fatal(err)
@@ -155,6 +160,36 @@ func TestNestedMembers(t *testing.T) {
 		if m.Properties != nil || m.Items != nil {
 			t.Errorf("Members described %s's nested values", m.Name)
 		}
+		if m.Value == "" && m.Enum == nil {
+			t.Errorf("Members gave %s no value rule", m.Name)
+		}
+	}
+	g.Rule("root", plain[0].Value)
+	if !g.Match(`{"vegan": true, "area": {"lat": 1, "lon": 2}}`) || g.Match(`{"vegan": true, "area": {"lat": 1}}`) {
+		t.Error("filters' value rule does not follow its schema")
+	}
+}
+
+// A nested description warns about the keywords the formats writing it
+// member by member cannot enforce.
+func TestNestedMembersWarnings(t *testing.T) {
+	c := NewConverter(New(), Options{})
+	_, warns, err := c.NestedMembers("t", json.RawMessage(`{"type": "object", "properties": {
+		"list": {"type": "array", "items": {"type": "string"}, "maxItems": 3},
+		"open": {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": true},
+		"closed": {"type": "object", "properties": {"a": {"type": "string", "pattern": "^x"}}, "additionalProperties": false}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined := strings.Join(warns, "\n")
+	for _, want := range []string{`/properties/list: keyword "maxItems" not enforced`, `/properties/open: additionalProperties not enforced`,
+		`/properties/closed/properties/a: keyword "pattern" not enforced`} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("no warning %q in:\n%s", want, joined)
+		}
+	}
+	if len(warns) != 3 {
+		t.Errorf("%d warnings, want 3:\n%s", len(warns), joined)
 	}
 }
 
