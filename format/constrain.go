@@ -431,19 +431,6 @@ func (p paramOf) appendTo(dst []byte, m grammar.Member, value string) []byte {
 	return append(dst, p.text(m, value)...)
 }
 
-// string is the parameter's GBNF as a string of its own (written on
-// b.scratch first).
-func (p paramOf) string(b *Builder, m grammar.Member, value string) string {
-	if p.text != nil {
-		return p.text(m, value)
-	}
-	mark := b.scratchMark()
-	b.scratch = p.write(b.scratch, m, value)
-	s := string(b.scratch[mark:])
-	b.scratch = b.scratch[:mark]
-	return s
-}
-
 // keyValue writes a parameter as its name and sep in one literal, then its
 // value (Gemma's key:value, Python's key=value).
 func keyValue(sep string) paramOf {
@@ -486,10 +473,22 @@ func (b *Builder) arguments(head, tail string, restName func() string, ms []gram
 		slices.SortFunc(ms, func(a, c grammar.Member) int { return strings.Compare(a.Name, c.Name) })
 	}
 	if v.Sep != "" {
+		// The parts are written on b.scratch, and read where they lie until
+		// separated has joined them: nothing writes over them before this
+		// call returns (what is written later goes after them, and a grown
+		// buffer leaves the old bytes as they were).
+		mark := b.scratchMark()
+		defer func() { b.scratch = b.scratch[:mark] }()
 		parts := make([]string, len(ms))
 		required := make([]bool, len(ms))
 		for k, m := range ms {
-			parts[k], required[k] = param.string(b, m, b.encode(m, v)), m.Required
+			value := b.encode(m, v)
+			start := len(b.scratch)
+			b.scratch = param.appendTo(b.scratch, m, value)
+			if n := len(b.scratch) - start; n > 0 {
+				parts[k] = unsafe.String(&b.scratch[start], n)
+			}
+			required[k] = m.Required
 		}
 		body := b.separated(restName, parts, required, v.Sep)
 		if head == "" && tail == "" {
