@@ -399,7 +399,8 @@ type Value struct {
 	// present.
 	Sep string
 	// Sorted writes the arguments in the order of their names, as
-	// templates that sort them do (Gemma 4), instead of the schema's.
+	// templates that sort them do (Gemma 4), instead of the schema's; the
+	// members given to Arguments are sorted in place.
 	Sorted bool
 	// Nested asks for the members' nested values described
 	// (grammar.Member's Properties and Items), for an Encode that writes
@@ -468,8 +469,7 @@ func (b *Builder) Arguments(restName func() string, ms []grammar.Member, v Value
 
 // arguments is Arguments between head and tail, as paramsBetween.
 func (b *Builder) arguments(head, tail string, restName func() string, ms []grammar.Member, v Value, param paramOf) string {
-	if v.Sorted {
-		ms = slices.Clone(ms)
+	if v.Sorted { // in place: the members are this call's own (Members reads them anew)
 		slices.SortFunc(ms, func(a, c grammar.Member) int { return strings.Compare(a.Name, c.Name) })
 	}
 	if v.Sep != "" {
