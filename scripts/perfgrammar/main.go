@@ -10,8 +10,9 @@
 // and from grammar.Cache; every family's call constraint (Family.Constrain,
 // tool_choice "auto") for 20 tools, uncached and from a ConstraintCache; and
 // the recogniser on one call. Each figure is testing.Benchmark's ns/op, the
-// best of -count runs (the families taking turns run by run): on a shared
-// machine a run is only ever slowed down.
+// best of -count runs, run round by round over all figures: on a shared
+// machine a run is only ever slowed down, and a slow spell falls on every
+// figure alike.
 package main
 
 import (
@@ -78,23 +79,23 @@ func main() {
 		fail(fmt.Errorf("BFCL functions (set DRAGOMAN_SHARED): %v, %d found", err, len(fns)))
 	}
 	loadStart, started := perfdoc.LoadAvg(), time.Now()
-	best := func(op func()) figure {
-		var f figure
-		for range *count {
-			f = f.min(once(op))
-		}
+
+	// Every operation is registered first, then all are run round by round,
+	// so that a slow spell of the machine falls on every figure alike.
+	var ops []func()
+	var figs []*figure
+	measure := func(op func()) *figure {
+		f := new(figure)
+		ops, figs = append(ops, op), append(figs, f)
 		return f
 	}
 
-	var s strings.Builder
-	w := func(format string, args ...any) { fmt.Fprintf(&s, format, args...) }
-	w("## Grammar\n\n")
-	w("Reproduce: `scripts/perf-grammar.sh` (that is, `go run ./scripts/perfgrammar -out docs/PERFORMANCE.md`, about two minutes). Go benchmarks: `go test ./grammar -run '^$' -bench 'Tools|Match' -benchmem` and `go test ./format -run '^$' -bench Constrain -benchmem`.\n\n")
-	w("The tools are BFCL's function definitions (`../shared/bench/bfcl/data`, the first 1, 20 or 100 distinct names from `live_multiple`, then `multiple`, then `simple_python`), their BFCL type names (`dict`, `float`, `tuple`, `any`) turned into JSON Schema's as a gateway would send them. Each figure is the best of %d runs of `testing.Benchmark` (%v each; the families take turns run by run): on a shared machine a run is only ever slowed down, so the best is the closest to the code's own cost. \"Uncached\" builds everything from the schemas' bytes; \"cached\" is the cache the gateway asks first (a hash of the names and schema bytes, then a full comparison).\n\n", *count, *benchtime)
-
 	// grammar.Tools.
-	var toolsRows strings.Builder
-	var tools20 figure
+	type toolsRow struct {
+		n, size, rules, bytes int
+		uncached, cached      *figure
+	}
+	var toolsRows []toolsRow
 	for _, n := range []int{1, 20, 100} {
 		tools := grammarTools(fns[:n])
 		size := 0
@@ -105,14 +106,10 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
-		unc := best(func() { grammar.Tools(tools, grammar.Options{}) })
 		cache := grammar.NewCache(16)
-		cached := best(func() { cache.Tools(tools, grammar.Options{}) })
-		if n == 20 {
-			tools20 = unc
-		}
-		fmt.Fprintf(&toolsRows, "| %d | %s | %d / %s | %s | %d / %s | %s | %d |\n", n, thousands(size), ruleCount(tg.Text), thousands(len(tg.Text)),
-			unc.time(), unc.allocs, kib(unc.bytes), cached.time(), cached.allocs)
+		toolsRows = append(toolsRows, toolsRow{n, size, ruleCount(tg.Text), len(tg.Text),
+			measure(func() { grammar.Tools(tools, grammar.Options{}) }),
+			measure(func() { cache.Tools(tools, grammar.Options{}) })})
 	}
 
 	// Every family's constraint for 20 tools.
@@ -120,12 +117,9 @@ func main() {
 	type famRow struct {
 		id              string
 		grammarBytes    int
-		uncached, cache figure
+		uncached, cache *figure
 	}
-	// The families take turns run by run, so that a slow spell of the
-	// machine does not fall on one family's every run.
 	var rows []famRow
-	var fams []*format.Family
 	tools := chatTools[:20]
 	for _, f := range format.Families() {
 		if f.Calls == nil {
@@ -135,17 +129,40 @@ func main() {
 		if err != nil {
 			fail(fmt.Errorf("%s: %w", f.ID, err))
 		}
-		fams = append(fams, f)
-		rows = append(rows, famRow{id: f.ID, grammarBytes: len(c.Grammar)})
+		cc := format.NewConstraintCache(16)
+		rows = append(rows, famRow{f.ID, len(c.Grammar),
+			measure(func() { f.Constrain(tools, format.ToolChoice{Mode: "auto"}, false) }),
+			measure(func() { cc.Constrain(f, tools, format.ToolChoice{Mode: "auto"}, false) })})
 	}
-	for range *count {
-		for i, f := range fams {
-			unc := once(func() { f.Constrain(tools, format.ToolChoice{Mode: "auto"}, false) })
-			cc := format.NewConstraintCache(16)
-			cached := once(func() { cc.Constrain(f, tools, format.ToolChoice{Mode: "auto"}, false) })
-			rows[i].uncached, rows[i].cache = rows[i].uncached.min(unc), rows[i].cache.min(cached)
+	sizes := map[string][3]*figure{}
+	for _, id := range []string{"hermes", "qwen3-coder-xml"} {
+		f, _ := format.Lookup(id)
+		var fs [3]*figure
+		for i, n := range []int{1, 20, 100} {
+			tools := chatTools[:n]
+			fs[i] = measure(func() { f.Constrain(tools, format.ToolChoice{Mode: "auto"}, false) })
+		}
+		sizes[id] = fs
+	}
+
+	// The recogniser on one call of the 20-tool grammar.
+	var match *figure
+	var matchCall, matchTool string
+	tg, _ := grammar.Tools(grammarTools(fns[:20]), grammar.Options{})
+	for _, fn := range fns[:20] {
+		if call, ok := minimalCall(fn); ok && tg.Grammar.Match(call) {
+			matchCall, matchTool = call, fn.Name
+			match = measure(func() { tg.Grammar.Match(call) })
+			break
 		}
 	}
+
+	for range *count {
+		for i, op := range ops {
+			*figs[i] = figs[i].min(once(op))
+		}
+	}
+
 	slices.SortFunc(rows, func(a, b famRow) int { return int(a.uncached.ns - b.uncached.ns) })
 	within := 0
 	var over []string
@@ -156,30 +173,13 @@ func main() {
 			over = append(over, fmt.Sprintf("`%s` %s", r.id, r.uncached.time()))
 		}
 	}
-	sizes := map[string][3]figure{}
-	for _, id := range []string{"hermes", "qwen3-coder-xml"} {
-		f, _ := format.Lookup(id)
-		var fs [3]figure
-		for i, n := range []int{1, 20, 100} {
-			tools := chatTools[:n]
-			fs[i] = best(func() { f.Constrain(tools, format.ToolChoice{Mode: "auto"}, false) })
-		}
-		sizes[id] = fs
-	}
+	tools20 := *toolsRows[1].uncached
 
-	// The recogniser on one call of the 20-tool grammar.
-	match := "(no call of the first tools could be written)"
-	tg, _ := grammar.Tools(grammarTools(fns[:20]), grammar.Options{})
-	for _, fn := range fns[:20] {
-		call, ok := minimalCall(fn)
-		if !ok || !tg.Grammar.Match(call) {
-			continue
-		}
-		m := best(func() { tg.Grammar.Match(call) })
-		match = fmt.Sprintf("`Grammar.Match` on one call of the 20-tool grammar (%d bytes: `%s`): %s, %d allocations", len(call), fn.Name, m.time(), m.allocs)
-		break
-	}
-
+	var s strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&s, format, args...) }
+	w("## Grammar\n\n")
+	w("Reproduce: `scripts/perf-grammar.sh` (that is, `go run ./scripts/perfgrammar -out docs/PERFORMANCE.md`, about a minute). Go benchmarks: `go test ./grammar -run '^$' -bench 'Tools|Match' -benchmem` and `go test ./format -run '^$' -bench Constrain -benchmem`.\n\n")
+	w("The tools are BFCL's function definitions (`../shared/bench/bfcl/data`, the first 1, 20 or 100 distinct names from `live_multiple`, then `multiple`, then `simple_python`), their BFCL type names (`dict`, `float`, `tuple`, `any`) turned into JSON Schema's as a gateway would send them. Each figure is the best of %d runs of `testing.Benchmark` (%v each), every figure's runs spread over the whole measurement (round by round): on a shared machine a run is only ever slowed down, so the best is the closest to the code's own cost. \"Uncached\" builds everything from the schemas' bytes; \"cached\" is the cache the gateway asks first (a hash of the names and schema bytes, then a full comparison).\n\n", *count, *benchtime)
 	w("| | |\n|---|---|\n")
 	w("| Date | %s |\n", started.UTC().Format("2006-01-02 15:04 UTC"))
 	w("| Commit | %s |\n", perfdoc.Commit("."))
@@ -198,8 +198,13 @@ func main() {
 	w(".\n\n")
 	w("### The tools' grammar\n\n`grammar.Tools`: every schema read, every rule built and the GBNF text written.\n\n")
 	w("| Tools | Schema bytes | Grammar (rules / bytes) | Uncached | Allocs / bytes | Cached | Cached allocs |\n|---:|---:|---:|---:|---:|---:|---:|\n")
-	w("%s\n", toolsRows.String())
-	w("%s.\n\n", match)
+	for _, r := range toolsRows {
+		w("| %d | %s | %d / %s | %s | %d / %s | %s | %d |\n", r.n, thousands(r.size), r.rules, thousands(r.bytes),
+			r.uncached.time(), r.uncached.allocs, kib(r.uncached.bytes), r.cached.time(), r.cached.allocs)
+	}
+	if match != nil {
+		w("\n`Grammar.Match` on one call of the 20-tool grammar (%d bytes: `%s`): %s, %d allocations.\n\n", len(matchCall), matchTool, match.time(), match.allocs)
+	}
 	w("### A family's call constraint\n\n`Family.Constrain` for `tool_choice` \"auto\": the family's grammar (each tool's arguments in the family's markup, its call and section markers around them, the structural tags) and its text; \"cached\" is `ConstraintCache.Constrain` on a tool set already built, as the gateway calls it. 20 tools, fastest first.\n\n")
 	w("| Family | Grammar bytes | Uncached | Allocs / bytes | Cached |\n|---|---:|---:|---:|---:|\n")
 	for _, r := range rows {
