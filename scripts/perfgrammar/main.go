@@ -81,14 +81,18 @@ func main() {
 	loadStart, started := perfdoc.LoadAvg(), time.Now()
 
 	// Every operation is registered first, then all are run round by round,
-	// so that a slow spell of the machine falls on every figure alike.
-	var ops []func()
+	// so that a slow spell of the machine falls on every figure alike. An
+	// operation is made anew for each run (setup), so that what it holds
+	// (a warm cache) is garbage between runs: a heap grown by what other
+	// figures keep would make every collection slower.
+	var setups []func() func()
 	var figs []*figure
-	measure := func(op func()) *figure {
+	measure := func(setup func() func()) *figure {
 		f := new(figure)
-		ops, figs = append(ops, op), append(figs, f)
+		setups, figs = append(setups, setup), append(figs, f)
 		return f
 	}
+	plain := func(op func()) func() func() { return func() func() { return op } }
 
 	// grammar.Tools.
 	type toolsRow struct {
@@ -106,10 +110,12 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
-		cache := grammar.NewCache(16)
 		toolsRows = append(toolsRows, toolsRow{n, size, ruleCount(tg.Text), len(tg.Text),
-			measure(func() { grammar.Tools(tools, grammar.Options{}) }),
-			measure(func() { cache.Tools(tools, grammar.Options{}) })})
+			measure(plain(func() { grammar.Tools(tools, grammar.Options{}) })),
+			measure(func() func() {
+				cache := grammar.NewCache(16)
+				return func() { cache.Tools(tools, grammar.Options{}) }
+			})})
 	}
 
 	// Every family's constraint for 20 tools.
@@ -129,10 +135,12 @@ func main() {
 		if err != nil {
 			fail(fmt.Errorf("%s: %w", f.ID, err))
 		}
-		cc := format.NewConstraintCache(16)
 		rows = append(rows, famRow{f.ID, len(c.Grammar),
-			measure(func() { f.Constrain(tools, format.ToolChoice{Mode: "auto"}, false) }),
-			measure(func() { cc.Constrain(f, tools, format.ToolChoice{Mode: "auto"}, false) })})
+			measure(plain(func() { f.Constrain(tools, format.ToolChoice{Mode: "auto"}, false) })),
+			measure(func() func() {
+				cc := format.NewConstraintCache(16)
+				return func() { cc.Constrain(f, tools, format.ToolChoice{Mode: "auto"}, false) }
+			})})
 	}
 	sizes := map[string][3]*figure{}
 	for _, id := range []string{"hermes", "qwen3-coder-xml"} {
@@ -140,7 +148,7 @@ func main() {
 		var fs [3]*figure
 		for i, n := range []int{1, 20, 100} {
 			tools := chatTools[:n]
-			fs[i] = measure(func() { f.Constrain(tools, format.ToolChoice{Mode: "auto"}, false) })
+			fs[i] = measure(plain(func() { f.Constrain(tools, format.ToolChoice{Mode: "auto"}, false) }))
 		}
 		sizes[id] = fs
 	}
@@ -152,14 +160,14 @@ func main() {
 	for _, fn := range fns[:20] {
 		if call, ok := minimalCall(fn); ok && tg.Grammar.Match(call) {
 			matchCall, matchTool = call, fn.Name
-			match = measure(func() { tg.Grammar.Match(call) })
+			match = measure(plain(func() { tg.Grammar.Match(call) }))
 			break
 		}
 	}
 
 	for range *count {
-		for i, op := range ops {
-			*figs[i] = figs[i].min(once(op))
+		for i, setup := range setups {
+			*figs[i] = figs[i].min(once(setup()))
 		}
 	}
 
