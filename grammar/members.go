@@ -320,10 +320,12 @@ func (sg *schemaGen) keep(s string) string {
 	return unsafe.String(&sg.kept[start], len(s))
 }
 
-// TextWithout returns the rule matching any text that does not contain stop and does not end with a
-// proper prefix of it: the raw text of a value that stop ends (</parameter>). The rule is added once per
-// stop. When stop's first character appears again inside it the rule is stricter than that (it refuses
-// some texts that do not contain stop), never looser.
+// TextWithout returns the rule matching text that does not contain stop: the raw text of a value that
+// stop ends (</parameter>), which may itself end with the start of stop ("a <" before "</parameter>": the
+// value still ends where stop first occurs). The rule is added once per stop. It is stricter than that,
+// never looser: it refuses a partial stop followed by the first character again ("</<" for </p>), and when
+// stop's first character recurs in it ("]]>"), any character of stop right after a run of its start, and
+// a text ending with the start of stop.
 func (g *Grammar) TextWithout(stop string) string {
 	if name, ok := g.textWithout[stop]; ok {
 		return name
@@ -372,10 +374,23 @@ func buildTextWithout(stop string) string {
 		return ".*"
 	}
 	first := rs[0]
+	recurs := false // the first character occurs again in stop ("]]>")
+	for _, r := range rs[1:] {
+		recurs = recurs || r == first
+	}
+	// Each piece of the text ends where no part of stop can have begun: a character other than the first,
+	// or the first k characters of stop (the first repeated: "<<" in code) and one that neither continues
+	// them nor starts stop again. When the first character recurs, first+ may swallow characters of stop
+	// itself, so the character that ends such a piece is none of stop's.
+	ends := []Range{{first, first}}
+	if recurs {
+		ends = ends[:0]
+		for _, r := range rs {
+			ends = append(ends, Range{r, r})
+		}
+	}
 	alts := []string{Class(true, Range{first, first})}
 	for k := 1; k < len(rs); k++ {
-		// The first k characters of stop, then one that neither continues it nor starts it again. The
-		// first character may repeat ("<<" in code), so it is written first+.
 		var b strings.Builder
 		b.WriteString(Literal(string(first)))
 		b.WriteString("+")
@@ -384,10 +399,24 @@ func buildTextWithout(stop string) string {
 			b.WriteString(Literal(string(rs[1:k])))
 		}
 		b.WriteString(" ")
-		b.WriteString(Class(true, Range{rs[k], rs[k]}, Range{first, first}))
+		b.WriteString(Class(true, append([]Range{{rs[k], rs[k]}}, ends...)...))
 		alts = append(alts, b.String())
 	}
-	return "(" + strings.Join(alts, " | ") + ")*"
+	text := "(" + strings.Join(alts, " | ") + ")*"
+	if recurs {
+		return text
+	}
+	// The first character occurs once in stop, so no end of the text can run into a stop that follows:
+	// the text may end with a proper prefix of it (first+, then up to all but the last of the others).
+	tail := []string{}
+	for k := 2; k < len(rs); k++ {
+		tail = append(tail, Literal(string(rs[1:k])))
+	}
+	end := Literal(string(first)) + "+"
+	if len(tail) > 0 {
+		end += " (" + strings.Join(tail, " | ") + ")?"
+	}
+	return text + " (" + end + ")?"
 }
 
 // PrefixRule is Prefix for the language of the named rule instead of root.

@@ -3,6 +3,7 @@ package grammar
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -24,7 +25,11 @@ func TestTextWithout(t *testing.T) {
 		"x</p>":           false,
 		"</p>":            false,
 		"x </p> y":        false,
-		"ends in </":      false, // a proper prefix of the stop at the end
+		"ends in </":      true, // the start of the stop at the end: the value ends where the stop first occurs
+		"ends in <":       true,
+		"ends in <</":     true,
+		"ends in </p":     true,
+		"</p>x</p":        false,
 	} {
 		if got := g.Match(s); got != want {
 			t.Errorf("%q: %v, want %v", s, got, want)
@@ -32,6 +37,55 @@ func TestTextWithout(t *testing.T) {
 	}
 	if g.TextWithout("</p>") != g.TextWithout("</p>") {
 		t.Error("the rule is not shared per stop")
+	}
+	// Followed by its stop, a text that ends with the start of it reads back
+	// as the text; one that contains it cannot be written.
+	v := New()
+	v.Rule("root", v.TextWithout("</p>")+` "</p>"`)
+	for s, want := range map[string]bool{"a<</p>": true, "a</</p>": true, "a</p</p>": true, "a</p>": true, "a</p>b</p>": false} {
+		if got := v.Match(s); got != want {
+			t.Errorf("text then stop %q: %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TextWithout is never looser than "does not contain the stop", and a text it
+// accepts, followed by the stop, reads back as itself: random texts over the
+// stop's own characters, for stops whose first character occurs once and
+// for ones where it recurs.
+func TestTextWithoutNeverLooser(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, stop := range []string{"</p>", "</parameter>", "<|close|>", "</｜DSML｜parameter>", `<|"|>`, "]]>", "]<]minimax[>["} {
+		alphabet := append([]rune(stop), 'x', ' ')
+		text, then := New(), New()
+		text.Rule("root", text.TextWithout(stop))
+		then.Rule("root", then.TextWithout(stop)+" "+Literal(stop))
+		accepted := 0
+		for range 3000 {
+			var b strings.Builder
+			for n := rng.IntN(12); n > 0; n-- {
+				b.WriteRune(alphabet[rng.IntN(len(alphabet))])
+			}
+			s := b.String()
+			if !text.Match(s) {
+				continue
+			}
+			accepted++
+			if strings.Contains(s, stop) {
+				t.Fatalf("%q accepted as text without %q", s, stop)
+			}
+			if !then.Match(s + stop) {
+				t.Fatalf("%q then %q refused", s, stop)
+			}
+		}
+		if accepted < 300 {
+			t.Errorf("%q: only %d of 3000 texts accepted", stop, accepted)
+		}
+	}
+	w := New()
+	w.Rule("root", w.TextWithout("]]>"))
+	if w.Match("x]]>") || !w.Match("a] b") {
+		t.Errorf("]]>: %s", w)
 	}
 }
 
