@@ -322,10 +322,9 @@ func (sg *schemaGen) keep(s string) string {
 
 // TextWithout returns the rule matching text that does not contain stop: the raw text of a value that
 // stop ends (</parameter>), which may itself end with the start of stop ("a <" before "</parameter>": the
-// value still ends where stop first occurs). The rule is added once per stop. It is stricter than that,
-// never looser: it refuses a partial stop followed by the first character again ("</<" for </p>), and when
-// stop's first character recurs in it ("]]>"), any character of stop right after a run of its start, and
-// a text ending with the start of stop.
+// value still ends where stop first occurs). The rule is added once per stop. When stop's first character
+// recurs in it ("]]>"), the rule is stricter than that, never looser: it refuses any character of stop
+// right after a run of stop's start, and a text ending with the start of stop.
 func (g *Grammar) TextWithout(stop string) string {
 	if name, ok := g.textWithout[stop]; ok {
 		return name
@@ -402,21 +401,21 @@ func buildTextWithout(stop string) string {
 		b.WriteString(Class(true, append([]Range{{rs[k], rs[k]}}, ends...)...))
 		alts = append(alts, b.String())
 	}
-	text := "(" + strings.Join(alts, " | ") + ")*"
-	if recurs {
-		return text
+	if recurs || len(rs) < 3 {
+		return "(" + strings.Join(alts, " | ") + ")*"
 	}
-	// The first character occurs once in stop, so no end of the text can run into a stop that follows:
-	// the text may end with a proper prefix of it (first+, then up to all but the last of the others).
-	tail := []string{}
+	// The first character occurs once in stop: a partial stop (first+ and at least its second character)
+	// may also be followed by the first character again, starting a piece of its own ("</<b>" for </p>),
+	// and the text may end with one, or with a run of the first character ("a <" before "</parameter>":
+	// the value still ends where stop first occurs). Each such partial holds a character after the run
+	// of the first, so a text splits into pieces one way only.
+	var partials []string
 	for k := 2; k < len(rs); k++ {
-		tail = append(tail, Literal(string(rs[1:k])))
+		partials = append(partials, Literal(string(rs[1:k])))
 	}
-	end := Literal(string(first)) + "+"
-	if len(tail) > 0 {
-		end += " (" + strings.Join(tail, " | ") + ")?"
-	}
-	return text + " (" + end + ")?"
+	partial := "(" + Literal(string(first)) + "+ (" + strings.Join(partials, " | ") + "))"
+	restart := "(" + partial + "* (" + strings.Join(alts[1:], " | ") + "))"
+	return "(" + alts[0] + " | " + restart + ")* " + partial + "* (" + Literal(string(first)) + "+)?"
 }
 
 // PrefixRule is Prefix for the language of the named rule instead of root.
