@@ -137,3 +137,28 @@ func readCounts(p Parser) (gateRead, sectionRead int) {
 	}
 	panic("readCounts: unknown parser type")
 }
+
+// An open section is not parsed again on every short chunk: byte by byte, a
+// hermes call is handed to its section parser only when a byte that can end
+// markup arrives (here the call's closing braces and tag), not once per byte.
+func TestOpenSectionWaitsForAnEndingByte(t *testing.T) {
+	out := `Sure. <tool_call>{"name": "get_weather", "arguments": {"location": "Paris"}}</tool_call> Done.`
+	fam := mustFamily(t, "hermes")
+	p := fam.New(Options{})
+	var chunks []string
+	for i := 0; i < len(out); i++ {
+		chunks = append(chunks, out[i:i+1])
+	}
+	r := Run(p, chunks...)
+	if len(r.ToolCalls) != 1 || r.Content != "Sure.  Done." {
+		t.Fatalf("%+v", r)
+	}
+	_, scanned := readCounts(p)
+	section := strings.Index(out, "</tool_call>") + len("</tool_call>") - strings.Index(out, "<tool_call>")
+	// Each run hands the section parser the held text (up to smallHeld bytes,
+	// then what the gate's growth and credit allow); once per byte would be
+	// about section²/2 bytes.
+	if scanned > 4*section {
+		t.Errorf("the section parser read %d bytes of a %d-byte section", scanned, section)
+	}
+}
