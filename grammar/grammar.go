@@ -19,6 +19,7 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Grammar is an ordered set of GBNF rules. The zero value is not ready for use; call New or Parse.
@@ -284,19 +285,10 @@ func AppendLiteralOf(dst []byte, parts ...string) []byte {
 func LiteralOf(parts ...string) string {
 	n := 2
 	for _, p := range parts {
-		if !plainLiteral(p) {
-			return Literal(strings.Join(parts, ""))
-		}
 		n += len(p)
 	}
-	var b strings.Builder
-	b.Grow(n)
-	b.WriteByte('"')
-	for _, p := range parts {
-		b.WriteString(p)
-	}
-	b.WriteByte('"')
-	return b.String()
+	b := AppendLiteralOf(make([]byte, 0, n), parts...)
+	return unsafe.String(unsafe.SliceData(b), len(b)) // b is not written again
 }
 
 func printableASCII(s string) bool {

@@ -2,13 +2,14 @@ package grammar
 
 import (
 	"errors"
-	"github.com/dragoman-dev/dragoman/internal/ascii"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/dragoman-dev/dragoman/internal/ascii"
 )
 
 // A small JSON reader for schemas: it keeps the order of object members (properties are generated in
