@@ -72,7 +72,7 @@ func BenchmarkConstrain(b *testing.B) {
 }
 
 // BenchmarkConstrainFamilies: every family's constraint for 20 tools,
-// uncached (scripts/perf-grammar.sh reports the same, best of three).
+// uncached (scripts/perf-grammar.sh reports the same, best of five runs).
 func BenchmarkConstrainFamilies(b *testing.B) {
 	tools := bfclChatTools(b, 20)
 	for _, f := range Families() {
