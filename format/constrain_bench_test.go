@@ -1,7 +1,9 @@
 package format
 
 import (
+	"fmt"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/dragoman-dev/dragoman/chat"
@@ -87,5 +89,56 @@ func BenchmarkConstrainFamilies(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// Constrain's builders are pooled (newBuilder, release): a constraint must
+// not depend on what the builder made before it. Every family's constraints
+// for two tool sets and three tool choices are built in one order, then
+// again in the reverse order from two goroutines at once; each must come out
+// the same. (Run under -race, this also checks that no builder is shared.)
+func TestConstrainUnchangedByReusedBuilders(t *testing.T) {
+	sets := [][]chat.Tool{bfclChatTools(t, 20), bfclChatTools(t, 3)}
+	type job struct {
+		f      *Family
+		tools  []chat.Tool
+		choice ToolChoice
+	}
+	var jobs []job
+	for _, f := range Families() {
+		if f.Calls == nil {
+			continue
+		}
+		for _, tools := range sets {
+			for _, choice := range []ToolChoice{{Mode: "auto"}, {Mode: "required", Single: true}, {Name: tools[1].Function.Name}} {
+				jobs = append(jobs, job{f, tools, choice})
+			}
+		}
+	}
+	build := func(j job) string {
+		c, err := j.f.Constrain(j.tools, j.choice, false)
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		return fmt.Sprintf("%s\n%v %q %q", c.Grammar, c.Lazy, c.Triggers, c.Warnings)
+	}
+	want := make([]string, len(jobs))
+	for i, j := range jobs {
+		want[i] = build(j)
+	}
+	got := make([]string, len(jobs))
+	var wg sync.WaitGroup
+	for w := range 2 {
+		wg.Go(func() {
+			for i := len(jobs) - 1 - w; i >= 0; i -= 2 {
+				got[i] = build(jobs[i])
+			}
+		})
+	}
+	wg.Wait()
+	for i, j := range jobs {
+		if got[i] != want[i] {
+			t.Errorf("%s %+v with %d tools: built again after other constraints, it differs:\n%s\nfirst:\n%s", j.f.ID, j.choice, len(j.tools), got[i], want[i])
+		}
 	}
 }

@@ -65,6 +65,19 @@ func newSized(rules int) *Grammar {
 	return &Grammar{index: make(map[string]int, rules), rules: make([]ruleDef, 0, rules)}
 }
 
+// Reset empties the grammar, keeping the memory it has grown, for a builder
+// that makes one grammar after another and keeps only each one's text.
+// Nothing read from the grammar before (String's text, Lookup's
+// expressions) is changed by it.
+func (g *Grammar) Reset() {
+	clear(g.rules) // the expressions are not kept alive by the spare capacity
+	g.rules = g.rules[:0]
+	clear(g.index)
+	clear(g.shared)
+	clear(g.textWithout)
+	g.compiled, g.cerr = nil, nil
+}
+
 // ValidName reports whether s can name a GBNF rule: one or more of [a-zA-Z0-9-].
 func ValidName(s string) bool {
 	if s == "" {

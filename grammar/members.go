@@ -47,6 +47,19 @@ type Converter struct{ sg *schemaGen }
 // NewConverter returns a converter adding to g with the options.
 func NewConverter(g *Grammar, opts Options) *Converter { return &Converter{newSchemaGen(g, opts)} }
 
+// Reset empties the converter's grammar (Grammar.Reset) and sets the options for the schemas added
+// next. The converter keeps its buffers: the way to build one grammar after another without growing
+// them anew each time. Members returned before are no longer valid.
+func (c *Converter) Reset(opts Options) {
+	c.sg.g.Reset()
+	*c.sg = schemaGen{
+		g: c.sg.g, opts: newSchemaGen(nil, opts).opts,
+		scratch: c.sg.scratch[:0], text: c.sg.text[:0], members: c.sg.members[:0],
+		held: c.sg.held[:0], names: c.sg.names[:0], slab: c.sg.slab[:0],
+		kept: c.sg.kept, // appended to, never written over: what keep returned stays as it was
+	}
+}
+
 // Add is AddSchema.
 func (c *Converter) Add(prefix string, schema json.RawMessage) (rule string, warnings []string, err error) {
 	return c.sg.add(prefix, schema)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -284,6 +285,39 @@ func TestConversionKeepsNothingOfTheSchemaBytes(t *testing.T) {
 		}
 		if after := results(); after != before {
 			t.Errorf("a result changed with the schema's bytes:\n%s\n%s", before, after)
+		}
+	}
+}
+
+// A converter reset for new options builds what a new converter would: the
+// grammar emptied (shared rules too), the options those of the reset.
+func TestConverterReset(t *testing.T) {
+	schemas := []string{
+		`{"type":"object","properties":{"a":{"type":"string","maxLength":3},"b":{"type":"array","items":{"type":"integer"}}},"required":["a"]}`,
+		`{"type":"object","properties":{"c":{"enum":["x","y"]},"d":{"$ref":"#/$defs/n"}},"$defs":{"n":{"type":"number"}}}`,
+	}
+	build := func(c *Converter, g *Grammar) string {
+		for i, s := range schemas {
+			rule, _, err := c.Add("tool"+strconv.Itoa(i), json.RawMessage(s))
+			if err != nil {
+				t.Fatal(err)
+			}
+			g.Rule("root"+strconv.Itoa(i), rule)
+		}
+		if _, _, err := c.Members("m", json.RawMessage(schemas[0])); err != nil {
+			t.Fatal(err)
+		}
+		return g.String()
+	}
+	used := New()
+	c := NewConverter(used, Options{Whitespace: WhitespaceSpace})
+	build(c, used)
+	for _, opts := range []Options{{}, {Whitespace: WhitespaceSpace}, {MaxRepetition: 2}} {
+		fresh := New()
+		want := build(NewConverter(fresh, opts), fresh)
+		c.Reset(opts)
+		if got := build(c, used); got != want {
+			t.Errorf("%+v: after Reset\n%s\nwant\n%s", opts, got, want)
 		}
 	}
 }
