@@ -101,10 +101,14 @@ func nameParameters(b *Builder, i int) (string, error) {
 // nameArgumentsID also takes the "id" member the Mistral and Apriel
 // templates write after the arguments.
 func nameArgumentsID(b *Builder, i int) (string, error) {
-	ws := b.WS()
-	id := seqOf("(", lit(","), ws, lit(`"id"`), ws, lit(":"), ws, b.JSONString(), ws, ")?")
-	return b.JSONCall(i, "name", "arguments", id)
+	if b.idMember == "" {
+		ws := b.WS()
+		b.idMember = seqOf("(", litComma, ws, litIDKey, ws, litColon, ws, b.JSONString(), ws, ")?")
+	}
+	return b.JSONCall(i, "name", "arguments", b.idMember)
 }
+
+var litComma, litIDKey, litColon = lit(","), lit(`"id"`), lit(":")
 
 // taggedParams writes one call as head, the parameters and tail, each
 // parameter in the markup tags describe.
@@ -374,13 +378,14 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 	rplus.PrettyJSON = true // tojson(indent=4)
 	callSyntaxes["command-r-plus-markdown"] = &rplus
 
+	litBrace, litBraceClose := lit("{"), lit("}")
 	apertus := jsonArray("<|tools_prefix|>", lit("<|tools_prefix|>"), lit("<|tools_suffix|>"), func(b *Builder, i int) (string, error) {
 		ws := b.WS()
 		args, err := b.Args(i)
 		if err != nil {
 			return "", err
 		}
-		return seqOf(lit("{"), ws, b.JSONName(i), ws, lit(":"), ws, args, ws, lit("}")), nil
+		return seqOf(litBrace, ws, b.JSONName(i), ws, litColon, ws, args, ws, litBraceClose), nil
 	})
 	apertus.Tag = jsonTag(func(n string) string { return `<|tools_prefix|>[{` + jsonName(n) + `: ` }, "}]<|tools_suffix|>")
 	callSyntaxes["apertus"] = think(apertus, "<|inner_prefix|>", "<|inner_suffix|>")
@@ -396,61 +401,67 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 		}
 		return cs
 	}
+	mistralID := "(" + seqOf(lit("[CALL_ID]"), grammar.Repeat(grammar.Class(false, grammar.Range{Lo: 'a', Hi: 'z'}, grammar.Range{Lo: 'A', Hi: 'Z'}, grammar.Range{Lo: '0', Hi: '9'}), 9, 9)) + ")?"
+	litToolCalls, litArgs := lit("[TOOL_CALLS]"), lit("[ARGS]")
 	mistral := named(CallSyntax{Triggers: []string{"[TOOL_CALLS]"}}, func(b *Builder, i int, args string) string {
-		id := "(" + seqOf(lit("[CALL_ID]"), grammar.Repeat(grammar.Class(false, grammar.Range{Lo: 'a', Hi: 'z'}, grammar.Range{Lo: 'A', Hi: 'Z'}, grammar.Range{Lo: '0', Hi: '9'}), 9, 9)) + ")?"
-		return seqOf(lit("[TOOL_CALLS]"), b.Name(i), id, lit("[ARGS]"), args)
+		return seqOf(litToolCalls, b.Name(i), mistralID, litArgs, args)
 	})
 	mistral.Tag = jsonTag(func(n string) string { return "[TOOL_CALLS]" + n + "[ARGS]" }, "")
 	callSyntaxes["mistral-v11-args"] = think(mistral, "[THINK]", "[/THINK]")
 
+	dsv3Begin, dsv3JSON, dsv3End := lit("<｜tool▁call▁begin｜>function<｜tool▁sep｜>"), lit("\n```json\n"), lit("\n```<｜tool▁call▁end｜>")
 	dsv3 := named(CallSyntax{
 		Triggers: []string{"<｜tool▁calls▁begin｜>"},
 		Open:     lit("<｜tool▁calls▁begin｜>"),
 		Sep:      opt("\n"),
 		Close:    opt("<｜tool▁calls▁end｜>"),
 	}, func(b *Builder, i int, args string) string {
-		return seqOf(lit("<｜tool▁call▁begin｜>function<｜tool▁sep｜>"), b.Name(i), lit("\n```json\n"), args, lit("\n```<｜tool▁call▁end｜>"))
+		return seqOf(dsv3Begin, b.Name(i), dsv3JSON, args, dsv3End)
 	})
 	dsv3.Tag = jsonTag(func(n string) string {
 		return "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>" + n + "\n```json\n"
 	}, "\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>")
 	callSyntaxes["deepseek-v3"] = think(dsv3, "<think>", "</think>")
 
+	dsv31Begin, dsv31Sep, dsv31End := lit("<｜tool▁call▁begin｜>"), lit("<｜tool▁sep｜>"), lit("<｜tool▁call▁end｜>")
 	dsv31 := named(CallSyntax{
 		Triggers: []string{"<｜tool▁calls▁begin｜>"},
 		Open:     lit("<｜tool▁calls▁begin｜>"),
 		Close:    lit("<｜tool▁calls▁end｜>"),
 	}, func(b *Builder, i int, args string) string {
-		return seqOf(lit("<｜tool▁call▁begin｜>"), b.Name(i), lit("<｜tool▁sep｜>"), args, lit("<｜tool▁call▁end｜>"))
+		return seqOf(dsv31Begin, b.Name(i), dsv31Sep, args, dsv31End)
 	})
 	dsv31.Tag = jsonTag(func(n string) string {
 		return "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>" + n + "<｜tool▁sep｜>"
 	}, "<｜tool▁call▁end｜><｜tool▁calls▁end｜>")
 	callSyntaxes["deepseek-v3.1"] = think(dsv31, "<think>", "</think>")
 
+	kimi2Index := grammar.Repeat(grammar.Class(false, grammar.Range{Lo: '0', Hi: '9'}), 1, 6)
+	kimiBegin, kimiArgs, kimiEnd := lit("<|tool_call_begin|>functions."), lit("<|tool_call_argument_begin|>"), lit("<|tool_call_end|>")
 	kimi := named(CallSyntax{
 		Triggers: []string{"<|tool_calls_section_begin|>"},
 		Open:     lit("<|tool_calls_section_begin|>"),
 		Close:    lit("<|tool_calls_section_end|>"),
 	}, func(b *Builder, i int, args string) string {
-		idx := grammar.Repeat(grammar.Class(false, grammar.Range{Lo: '0', Hi: '9'}), 1, 6)
-		return seqOf(lit("<|tool_call_begin|>functions."), b.Name(i), lit(":"), idx, lit("<|tool_call_argument_begin|>"), args, lit("<|tool_call_end|>"))
+		return seqOf(kimiBegin, b.Name(i), litColon, kimi2Index, kimiArgs, args, kimiEnd)
 	})
 	kimi.Tag = jsonTag(func(n string) string {
 		return "<|tool_calls_section_begin|><|tool_call_begin|>functions." + n + ":0<|tool_call_argument_begin|>"
 	}, "<|tool_call_end|><|tool_calls_section_end|>")
 	callSyntaxes["kimi-k2"] = think(kimi, "<think>", "</think>")
 
+	fv31Open, fv31Gt, fv31Close := lit("<function="), lit(">"), lit("</function>")
 	fv31 := named(CallSyntax{Triggers: []string{"<function="}}, func(b *Builder, i int, args string) string {
-		return seqOf(lit("<function="), b.Name(i), lit(">"), args, lit("</function>"))
+		return seqOf(fv31Open, b.Name(i), fv31Gt, args, fv31Close)
 	})
 	fv31.Tag = jsonTag(func(n string) string { return "<function=" + n + ">" }, "</function>")
 	callSyntaxes["functionary-v3.1"] = &fv31
 
 	// Functionary v3.2: the prompt ends with ">>>", so the first recipient
 	// comes without it.
+	litNewline := lit("\n")
 	fv32 := named(CallSyntax{Triggers: []string{">>>"}, Open: opt(">>>"), Sep: lit(">>>")}, func(b *Builder, i int, args string) string {
-		return seqOf(b.Name(i), lit("\n"), args)
+		return seqOf(b.Name(i), litNewline, args)
 	})
 	callSyntaxes["functionary-v3.2"] = &fv32
 
@@ -474,13 +485,14 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 	}, "<|call|>")
 	callSyntaxes["gpt-oss-harmony"] = think(harmony, "<|channel|>analysis<|message|>", "<|end|>")
 
+	solarID := grammar.Repeat(grammar.Class(false, grammar.Range{Lo: 'a', Hi: 'z'}, grammar.Range{Lo: '0', Hi: '9'}), 9, 10) // ten in the template's examples; nine-character ids from clients (Mistral's) pass through
+	solarBegin, solarName, solarArgs, solarEnd := lit("<|tool_call:begin|>"), lit("<|tool_call:name|>"), lit("<|tool_call:args|>"), lit("<|tool_call:end|>")
 	solar := named(CallSyntax{
 		Triggers: []string{"<|tool_calls|>"},
 		Open:     seqOf(opt("<|begin|>assistant"), lit("<|tool_calls|>")),
 		Close:    lit("<|calls|>"),
 	}, func(b *Builder, i int, args string) string {
-		id := grammar.Repeat(grammar.Class(false, grammar.Range{Lo: 'a', Hi: 'z'}, grammar.Range{Lo: '0', Hi: '9'}), 9, 10) // ten in the template's examples; nine-character ids from clients (Mistral's) pass through
-		return seqOf(lit("<|tool_call:begin|>"), id, lit("<|tool_call:name|>"), b.Name(i), lit("<|tool_call:args|>"), args, lit("<|tool_call:end|>"))
+		return seqOf(solarBegin, solarID, solarName, b.Name(i), solarArgs, args, solarEnd)
 	})
 	callSyntaxes["solar-open"] = think(solar, "<|think|>", "<|end|>")
 
@@ -491,7 +503,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 		return CallSyntax{
 			Triggers: []string{open},
 			Call: func(b *Builder, i int) (string, error) {
-				v := Value{Sep: lit(","), Sorted: sorted, Nested: true}
+				v := Value{Sep: litComma, Sorted: sorted, Nested: true}
 				v.Encode = func(m grammar.Member) string { return gemmaValue(b, m, quote, v) }
 				return b.paramsBetween(i, seqOf(litCall, b.Name(i), litBrace), closeSeq, v,
 					keyValue(":"))
@@ -503,9 +515,9 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 	callSyntaxes["functiongemma"] = &fg
 
 	// Python call syntax: NAME(key=value, ...), values Python literals.
-	litParen, litParenClose := lit("("), lit(")")
+	litParen, litParenClose, litCommaSpace := lit("("), lit(")"), lit(", ")
 	pyCall := func(b *Builder, i int) (string, error) {
-		v := Value{Sep: lit(", "), Nested: true}
+		v := Value{Sep: litCommaSpace, Nested: true}
 		v.Encode = func(m grammar.Member) string { return pythonValue(b, m, v) }
 		return b.paramsBetween(i, seqOf(b.Name(i), litParen), litParenClose, v,
 			keyValue("="))

@@ -256,6 +256,7 @@ type Builder struct {
 	str      string
 	textStop string // textWithout's last stop and its rule
 	textRule string
+	idMember string            // nameArgumentsID's "id" member, once built
 	scratch  []byte            // arguments' working text
 	rules    map[string]string // rules shared by a grammar's calls, by key (Rule)
 }
