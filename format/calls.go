@@ -108,7 +108,13 @@ func nameArgumentsID(b *Builder, i int) (string, error) {
 	return b.JSONCall(i, "name", "arguments", b.idMember)
 }
 
-var litComma, litIDKey, litColon = lit(","), lit(`"id"`), lit(":")
+// Literals the calls and values of several families share.
+var (
+	litComma, litIDKey, litColon = lit(","), lit(`"id"`), lit(":")
+	litBrace, litBraceClose      = lit("{"), lit("}")
+	litBracket, litBracketClose  = lit("["), lit("]")
+	pyItemSep                    = seqOf(litComma, optSpace) // between a Python list's items or a dict's members
+)
 
 // taggedParams writes one call as head, the parameters and tail, each
 // parameter in the markup tags describe.
@@ -378,7 +384,6 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 	rplus.PrettyJSON = true // tojson(indent=4)
 	callSyntaxes["command-r-plus-markdown"] = &rplus
 
-	litBrace, litBraceClose := lit("{"), lit("}")
 	apertus := jsonArray("<|tools_prefix|>", lit("<|tools_prefix|>"), lit("<|tools_suffix|>"), func(b *Builder, i int) (string, error) {
 		ws := b.WS()
 		args, err := b.Args(i)
@@ -566,6 +571,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 	// argument, named after it; arrays as <item> elements, objects as
 	// nested elements (their names are not checked against the schema).
 	const ns = "]<]minimax[>["
+	minimaxInvoke, minimaxInvokeEnd := lit(ns+`<invoke name="`), lit(ns+"</invoke>")
 	callSyntaxes["minimax-m3"] = &CallSyntax{
 		Triggers: []string{ns + "<tool_call>"},
 		Open:     seqOf(lit(ns+"<tool_call>"), opt("\n")),
@@ -578,7 +584,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 			if err != nil {
 				return "", err
 			}
-			return seqOf(lit(ns+`<invoke name="`), b.Name(i), lit(`">`), ps, lit(ns+"</invoke>")), nil
+			return seqOf(minimaxInvoke, b.Name(i), litTagEnd, ps, minimaxInvokeEnd), nil
 		},
 		ThinkOpen: "<mm:think>", ThinkClose: "</mm:think>",
 	}
@@ -630,12 +636,12 @@ func gemmaValue(b *Builder, m grammar.Member, quote string, v Value) string {
 	case "object":
 		if len(m.Properties) > 0 {
 			body := b.arguments("", "", func() string { return "gemma-rest" }, m.Properties, v, keyValue(":"))
-			return seqOf(lit("{"), body, lit("}"))
+			return seqOf(litBrace, body, litBraceClose)
 		}
 	case "array":
 		if m.Items != nil {
 			item := gemmaValue(b, *m.Items, quote, v)
-			return seqOf(lit("["), "("+seqOf(item, "("+seqOf(lit(","), item)+")*")+")?", lit("]"))
+			return seqOf(litBracket, "("+seqOf(item, "("+seqOf(litComma, item)+")*")+")?", litBracketClose)
 		}
 	}
 	return b.Rule("gemma-value", func() string {
@@ -682,17 +688,17 @@ func pythonValue(b *Builder, m grammar.Member, v Value) string {
 		return `("None" | "null")`
 	case "object":
 		if len(m.Properties) > 0 {
-			body := b.Arguments(func() string { return "py-rest" }, m.Properties, Value{Sep: seqOf(lit(","), opt(" ")), Encode: v.Encode},
+			body := b.Arguments(func() string { return "py-rest" }, m.Properties, Value{Sep: pyItemSep, Encode: v.Encode},
 				func(p grammar.Member, value string) string {
 					key := "(" + seqOf(lit("'"+p.Name+"'")) + " | " + lit(`"`+p.Name+`"`) + ")"
-					return seqOf(key, lit(":"), opt(" "), value)
+					return seqOf(key, litColon, optSpace, value)
 				})
-			return seqOf(lit("{"), body, lit("}"))
+			return seqOf(litBrace, body, litBraceClose)
 		}
 	case "array":
 		if m.Items != nil {
 			item := pythonValue(b, *m.Items, v)
-			return seqOf(lit("["), "("+seqOf(item, "("+seqOf(lit(","), opt(" "), item)+")*")+")?", lit("]"))
+			return seqOf(litBracket, "("+seqOf(item, "("+seqOf(pyItemSep, item)+")*")+")?", litBracketClose)
 		}
 	}
 	return b.Rule("py-value", func() string {
