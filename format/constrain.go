@@ -256,7 +256,13 @@ type Builder struct {
 	str      string
 	textStop string // textWithout's last stop and its rule
 	textRule string
-	idMember string            // nameArgumentsID's "id" member, once built
+	idMember string // nameArgumentsID's "id" member, once built
+	// arguments' and separated's working slices, used as stacks (nested
+	// values' arguments go above their parent's)
+	parts    []string
+	required []bool
+	pieces   []piece
+	offsets  []int
 	scratch  []byte            // arguments' working text
 	rules    map[string]string // rules shared by a grammar's calls, by key (Rule)
 }
@@ -311,7 +317,8 @@ func (b *Builder) release() {
 	clear(b.keys)
 	clear(b.args)
 	clear(b.rules)
-	*b = Builder{G: b.G, conv: b.conv, keys: b.keys[:0], args: b.args[:0], scratch: b.scratch[:0], rules: b.rules}
+	*b = Builder{G: b.G, conv: b.conv, keys: b.keys[:0], args: b.args[:0], scratch: b.scratch[:0], rules: b.rules,
+		parts: b.parts[:0], required: b.required[:0], pieces: b.pieces[:0], offsets: b.offsets[:0]}
 	builders.Put(b)
 }
 
@@ -515,19 +522,29 @@ func (b *Builder) arguments(head, tail string, restName func() string, ms []gram
 		// call returns (what is written later goes after them, and a grown
 		// buffer leaves the old bytes as they were).
 		mark := b.scratchMark()
-		defer func() { b.scratch = b.scratch[:mark] }()
-		parts := make([]string, len(ms))
-		required := make([]bool, len(ms))
+		// parts and required are taken from stacks that nested values'
+		// calls (b.encode) push onto and pop before returning, and are
+		// written by index after each of them: their slices are only taken
+		// once all are.
+		pmark := len(b.parts)
+		b.parts = slices.Grow(b.parts, len(ms))[:pmark+len(ms)]
+		b.required = slices.Grow(b.required[:pmark], len(ms))[:pmark+len(ms)]
+		defer func() {
+			b.scratch = b.scratch[:mark]
+			clear(b.parts[pmark:])
+			b.parts, b.required = b.parts[:pmark], b.required[:pmark]
+		}()
 		for k, m := range ms {
 			value := b.encode(m, v)
 			start := len(b.scratch)
 			b.scratch = param.appendTo(b.scratch, m, value)
+			b.parts[pmark+k] = ""
 			if n := len(b.scratch) - start; n > 0 {
-				parts[k] = unsafe.String(&b.scratch[start], n)
+				b.parts[pmark+k] = unsafe.String(&b.scratch[start], n)
 			}
-			required[k] = m.Required
+			b.required[pmark+k] = m.Required
 		}
-		body := b.separated(restName, parts, required, v.Sep)
+		body := b.separated(restName, b.parts[pmark:], b.required[pmark:], v.Sep)
 		if head == "" && tail == "" {
 			return body
 		}
@@ -654,11 +671,10 @@ func (b *Builder) separated(restName func() string, parts []string, required []b
 	// ")" at the end.
 	mark := b.scratchMark()
 	defer func() { b.scratch = b.scratch[:mark] }()
-	type piece struct {
-		start, end int  // p[k] in b.scratch, as the first part of a sequence
-		wrapRest   bool // rest[k] is parenthesised when it follows p[k-1]
-	}
-	pieces := make([]piece, n)
+	// separated calls nothing that uses pieces or offsets: they need no
+	// stack discipline, only to be long enough.
+	b.pieces = slices.Grow(b.pieces[:0], n)[:n]
+	pieces := b.pieces
 	for k := range parts {
 		start := len(b.scratch)
 		buf := appendSeqPart(appendSeqPart(b.scratch, start, sep), start, parts[k])
@@ -691,7 +707,8 @@ func (b *Builder) separated(restName func() string, parts []string, required []b
 		size += p.end - p.start
 	}
 	text := make([]byte, 0, size)
-	restStart := make([]int, n+1) // where rest[k] starts in text
+	b.offsets = slices.Grow(b.offsets[:0], n+1)[:n+1]
+	restStart := b.offsets // where rest[k] starts in text
 	for k := 1; k < n; k++ {
 		if k > 1 {
 			text = append(text, ' ')
@@ -744,6 +761,12 @@ func (b *Builder) separated(restName func() string, parts []string, required []b
 	}
 	b.scratch = buf
 	return string(buf[bodyStart:])
+}
+
+// piece is one part of separated's arguments.
+type piece struct {
+	start, end int  // p[k] in b.scratch, as the first part of a sequence
+	wrapRest   bool // rest[k] is parenthesised when it follows p[k-1]
 }
 
 // NestedMembers are Members with their nested values described (object
