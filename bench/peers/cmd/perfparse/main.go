@@ -35,7 +35,7 @@ func main() {
 		}
 		results = append(results, peers.Measure(c, *batches, *minBatch))
 	}
-	section := render(results, start, load0, *root)
+	section := render(results, start, load0, *root, *batches, *minBatch)
 	if *out == "" {
 		fmt.Print(section)
 		return
@@ -46,7 +46,7 @@ func main() {
 	}
 }
 
-func render(rs []peers.Result, start time.Time, load0, root string) string {
+func render(rs []peers.Result, start time.Time, load0, root string, batches int, minBatch time.Duration) string {
 	var b strings.Builder
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	var ratios []float64
@@ -65,7 +65,7 @@ func render(rs []peers.Result, start time.Time, load0, root string) string {
 	}
 	w("## Parse\n\n")
 	w("Reproduce: `scripts/perf-format.sh` (that is, `cd bench/peers && go run ./cmd/perfparse -root ../.. -out ../../docs/PERFORMANCE.md`). Go benchmarks: `go test ./format -run '^$' -bench . -benchmem` (every family) and `cd bench/peers && go test -run '^$' -bench .` (side by side with Ollama).\n\n")
-	w("Each family Ollama v0.32.15 has a parser for (`model/parsers`) parses the same output, taken from the family's own vectors (`format/testdata/vectors/<id>.jsonl`: the case with text before and after a call, else the first with a call), in the same 4-byte chunks; the two sides take turns batch by batch in one process (%d batches each of at least %v, median batch mean). Each side is timed to its own native result: ours is `format.Run` over the family's parser (calls with arguments as JSON text, the OpenAI shape the gateway sends); theirs is `Init`, then `Add` per chunk and a final `Add(\"\", true)` (calls as `api.ToolCall`). Decoding both into maps to check that they agree happens outside the timing. Allocations per plain-text chunk are ours, `testing.AllocsPerRun` over a chunk of prose fed to a parser already in its content.\n\n", 5, "20ms")
+	w("Each family Ollama v0.32.15 has a parser for (`model/parsers`) parses the same output, taken from the family's own vectors (`format/testdata/vectors/<id>.jsonl`: the case with text before and after a call, else the first with a call), in the same 4-byte chunks; the two sides take turns batch by batch in one process (%d batches each of at least %v, median batch mean; each batch starts from a collected heap, so that neither side runs or pays for the collection the other's garbage set off). Each side is timed to its own native result: ours is `format.Run` over the family's parser (calls with arguments as JSON text, the OpenAI shape the gateway sends); theirs is `Init`, then `Add` per chunk and a final `Add(\"\", true)` (calls as `api.ToolCall`). Decoding both into maps to check that they agree happens outside the timing. Allocations per plain-text chunk are ours, `testing.AllocsPerRun` over a chunk of prose fed to a parser already in its content.\n\n", batches, minBatch)
 	w("| | |\n|---|---|\n")
 	w("| Date | %s |\n", start.UTC().Format("2006-01-02 15:04 UTC"))
 	w("| Commit | %s |\n", perfdoc.Commit(root))
