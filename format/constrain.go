@@ -709,6 +709,7 @@ func (b *Builder) separated(restName func() string, parts []string, required []b
 	text := make([]byte, 0, size)
 	b.offsets = slices.Grow(b.offsets[:0], n+1)[:n+1]
 	restStart := b.offsets // where rest[k] starts in text
+	clear(restStart)
 	for k := 1; k < n; k++ {
 		if k > 1 {
 			text = append(text, ' ')
