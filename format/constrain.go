@@ -434,6 +434,10 @@ type Value struct {
 	// Python says the templates write non-strings with Python's str():
 	// True, False and None are accepted beside true, false and null.
 	Python bool
+	// PythonContainers says they write objects and arrays so too
+	// ({'a': True}, ['x']): such values are Python literals, typed by the
+	// schema where it declares their properties or items (with Nested).
+	PythonContainers bool
 	// Encode, when not nil, is the GBNF of one argument's value instead of
 	// the above (families with a value syntax of their own: Gemma's
 	// key:value, Python literals).
@@ -820,6 +824,19 @@ func (b *Builder) value(m grammar.Member, v Value) string {
 			return `("null" | "None")`
 		}
 		return `"null"`
+	case "object", "array":
+		if v.PythonContainers {
+			return b.pythonLiteral(m)
+		}
 	}
 	return m.Value
+}
+
+// pythonLiteral is m's value as Python's str() writes it: strings quoted,
+// True/False/None, lists and dicts of literals, typed where m describes its
+// nested values.
+func (b *Builder) pythonLiteral(m grammar.Member) string {
+	v := Value{Sep: pyItemSep, Nested: true}
+	v.Encode = func(m grammar.Member) string { return pythonValue(b, m, v) }
+	return pythonValue(b, m, v)
 }

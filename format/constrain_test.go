@@ -43,12 +43,6 @@ var constrainTools = []chat.Tool{
 		"required": ["restaurant", "guests"]}`)}},
 }
 
-// pythonArrays are the families whose templates write list and dict
-// arguments with Python's str() (['a', 'b'], {'vegan': True}); their
-// grammars take JSON, so the generated calls carry no list or object for
-// them.
-var pythonArrays = map[string]bool{"seed-oss": true, "minicpm5": true}
-
 // untypedNested are the families whose grammars admit any well-formed value
 // inside an object argument (their value syntax is not generated from the
 // schema below the top level; docs/ROADMAP.md).
@@ -88,10 +82,10 @@ func randomCall(r *rand.Rand, family string, tool int) (string, []kv) {
 		if r.IntN(2) == 0 {
 			args = append(args, kv{"budget", float64(r.IntN(2000)) / 8})
 		}
-		if r.IntN(2) == 0 && !pythonArrays[family] {
+		if r.IntN(2) == 0 {
 			args = append(args, kv{"tags", []string{s(), s()}[:1+r.IntN(2)]})
 		}
-		if r.IntN(2) == 0 && !pythonArrays[family] {
+		if r.IntN(2) == 0 {
 			f := object{{"vegan", r.IntN(2) == 0}}
 			if r.IntN(2) == 0 {
 				f = append(f, kv{"max_price", float64(r.IntN(400)) / 4})
