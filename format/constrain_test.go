@@ -276,6 +276,69 @@ func TestCallSyntaxMatchesTemplates(t *testing.T) {
 	}
 }
 
+// The corpus's own renders: the reference renderer's golden output of the
+// scenario with an assistant call (s05: get_weather with an object of
+// arguments) holds a call section the family's grammar, built for that
+// scenario's tools, accepts, for every corpus template that renders the
+// call at all.
+func TestCallSyntaxMatchesCorpusGoldens(t *testing.T) {
+	shared := sharedDir(t)
+	const scenario = "s05_tool_call_dict_args"
+	raw, err := os.ReadFile(filepath.Join(shared, "corpus", "scenarios", scenario+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sc struct {
+		Tools    []chat.Tool `json:"tools"`
+		Messages []struct {
+			ToolCalls []struct {
+				Function struct{ Name string } `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(raw, &sc); err != nil {
+		t.Fatal(err)
+	}
+	var calls []testCall
+	for _, m := range sc.Messages {
+		for _, c := range m.ToolCalls {
+			calls = append(calls, testCall{name: c.Function.Name})
+		}
+	}
+	if len(sc.Tools) == 0 || len(calls) == 0 {
+		t.Fatalf("%s: no tools or no call", scenario)
+	}
+	source := sourceOnly(t)
+	checked := 0
+	for name, id := range templateMap(t) {
+		f, _ := Lookup(id)
+		if f == nil || f.Calls == nil {
+			continue
+		}
+		golden, err := os.ReadFile(filepath.Join(shared, "corpus", "golden", strings.TrimSuffix(name, ".jinja")+"__"+scenario+".txt"))
+		if err != nil {
+			continue // the reference renderer raised (a .err golden)
+		}
+		c, err := f.Constrain(sc.Tools, ToolChoice{Mode: "auto"}, false)
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		g, err := grammar.Parse(c.Grammar)
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		if _, ok := findSection(g, "root", c.Triggers, string(golden), calls); ok {
+			checked++
+		} else if _, ok := source[name]; !ok {
+			t.Errorf("%s (%s): no call section in the golden render that the grammar accepts:\n%s", name, id, golden)
+		}
+	}
+	t.Logf("%d corpus goldens checked", checked)
+	if checked == 0 {
+		t.Fatal("no golden checked")
+	}
+}
+
 // checkTemplateCalls runs the checks on one template; false when the
 // template renders none of the generated calls in a form the grammar
 // matches.
