@@ -24,7 +24,7 @@ func init() {
 				callOpen:         []string{lfm2Open},
 				callEndsThinking: true,
 				answerTrimmed:    true, // FORMATS.md: "Leading whitespace before a direct answer is dropped"
-				section:          pyBlockSection(lfm2Open, lfm2Close, true),
+				section:          pyBlockSection(lfm2Open, lfm2Close, pyBlock{json: true, unescapedQuotes: true}),
 			}, o)
 		},
 		Detect: func(t string) bool {
@@ -39,12 +39,24 @@ const (
 	lfm2Close = "<|tool_call_end|>"
 )
 
+// pyBlock says what a family's block of Python-style calls may hold beyond
+// Python.
+type pyBlock struct {
+	// json: a JSON array or object of {"name", "arguments"} instead (LFM2,
+	// FORMATS.md Decision 4).
+	json bool
+	// unescapedQuotes: the template writes strings between quotes it does
+	// not escape ('what's on'), so a model writes them so too. When the
+	// block is not valid Python, it is read again with a quote ending its
+	// string only where a delimiter (, ) ] } :) or the end follows it.
+	unescapedQuotes bool
+}
+
 // pyBlockSection parses a block of Python-style calls between open and close
-// (bracketed or bare, one per line); with acceptJSON, a JSON array or object
-// of {"name", "arguments"} too. The close marker may be missing at the end of
+// (bracketed or bare, one per line), and what opts allow beyond that. The close marker may be missing at the end of
 // the output (a stop token the runtime consumed): then complete calls at the
 // start of the rest are accepted, and what follows them stays content.
-func pyBlockSection(open, close string, acceptJSON bool) sectionFunc {
+func pyBlockSection(open, close string, opts pyBlock) sectionFunc {
 	return func(buf string, final bool) (int, []call, bool, error) {
 		body := buf[len(open):]
 		end := strings.Index(body, close)
@@ -55,7 +67,7 @@ func pyBlockSection(open, close string, acceptJSON bool) sectionFunc {
 		if end >= 0 {
 			text = body[:end]
 		}
-		calls, n, err := pyBlockCalls(text, acceptJSON)
+		calls, n, err := pyBlockCalls(text, opts)
 		if err != nil {
 			if end < 0 {
 				return 0, nil, false, errors.New("the " + open + " block is not closed and its calls are incomplete: " + err.Error())
@@ -74,10 +86,10 @@ func pyBlockSection(open, close string, acceptJSON bool) sectionFunc {
 
 // pyBlockCalls parses the calls at the start of text; n is the length they
 // take.
-func pyBlockCalls(text string, acceptJSON bool) ([]call, int, error) {
+func pyBlockCalls(text string, opts pyBlock) ([]call, int, error) {
 	trimmed := strings.TrimLeft(text, " \t\r\n")
 	lead := len(text) - len(trimmed)
-	if acceptJSON && (strings.HasPrefix(trimmed, "{") || strings.HasPrefix(strings.TrimLeft(strings.TrimPrefix(trimmed, "["), " \t\r\n"), "{")) {
+	if opts.json && (strings.HasPrefix(trimmed, "{") || strings.HasPrefix(strings.TrimLeft(strings.TrimPrefix(trimmed, "["), " \t\r\n"), "{")) {
 		n, complete := jsonValueEnd(trimmed)
 		if !complete {
 			return nil, 0, errors.New("the JSON calls are incomplete")
@@ -88,7 +100,12 @@ func pyBlockCalls(text string, acceptJSON bool) ([]call, int, error) {
 		}
 		return calls, lead + n, nil
 	}
-	pcs, n, err := parsePyCalls(text)
+	pcs, n, err := parsePyCalls(text, false)
+	if err != nil && err != errPyIncomplete && opts.unescapedQuotes {
+		if lpcs, ln, lerr := parsePyCalls(text, true); lerr == nil || lerr == errPyIncomplete && lpcs != nil {
+			pcs, n, err = lpcs, ln, lerr
+		}
+	}
 	if err == errPyIncomplete && pcs != nil {
 		err = nil
 	}

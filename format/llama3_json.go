@@ -157,7 +157,7 @@ func (p *llamaParser) step() ([]Event, bool) {
 		calls, n = []call{c}, end
 	case tagged && isPyNameStart(body[0]):
 		// A built-in tool: brave_search.call(query="…").
-		pcs, end, err := parsePyCalls(body)
+		pcs, end, err := parsePyCalls(body, false)
 		if !p.closed && (err == errPyIncomplete || (err == nil && !pyCallsSettled(body, end))) {
 			return nil, false // another call may follow
 		}

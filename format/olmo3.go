@@ -21,7 +21,7 @@ func init() {
 				thinkOpen: "<think>", thinkClose: "</think>",
 				callOpen:         []string{olmo3Open},
 				callEndsThinking: true,
-				section:          pyBlockSection(olmo3Open, olmo3Close, false),
+				section:          pyBlockSection(olmo3Open, olmo3Close, pyBlock{}),
 			}, o)
 		},
 		Detect: func(t string) bool {

@@ -186,8 +186,11 @@ func parsePyLiteral(s string) (any, error) {
 // the caller takes those calls and keeps the rest as text. Bare calls at the
 // very end of s return no error, but a streaming caller without an end marker
 // should wait while pyCallsSettled is false.
-func parsePyCalls(s string) ([]pyCall, int, error) {
-	p := &pyParser{s: s}
+//
+// With unescapedQuotes, a quote inside a one-line string ends it only where
+// a delimiter or the end of s follows (pyBlock.unescapedQuotes).
+func parsePyCalls(s string, unescapedQuotes bool) ([]pyCall, int, error) {
+	p := &pyParser{s: s, unescapedQuotes: unescapedQuotes}
 	p.space()
 	if p.eof() {
 		return nil, 0, errPyIncomplete
@@ -254,6 +257,19 @@ type pyParser struct {
 	i     int
 	depth int
 	final bool // s is the whole text: a word or number at its end is complete
+	// unescapedQuotes: a string's quote that no delimiter follows is text
+	// (parsePyCalls).
+	unescapedQuotes bool
+}
+
+// closesString reports whether the quote before s[j] ends its string when
+// quotes may be left unescaped: what follows it, after spaces, is the end
+// of s or a delimiter.
+func (p *pyParser) closesString(j int) bool {
+	for j < len(p.s) && (p.s[j] == ' ' || p.s[j] == '\t') {
+		j++
+	}
+	return j == len(p.s) || strings.IndexByte(",)]}:", p.s[j]) >= 0
 }
 
 const pyMaxDepth = 200
@@ -512,7 +528,7 @@ func (p *pyParser) str() (string, error) {
 		p.i++
 		// Without an escape or a line break, the literal is the text up to
 		// its quote, as the loop below would copy it.
-		for j := p.i; j < len(p.s); j++ {
+		for j := p.i; j < len(p.s) && !p.unescapedQuotes; j++ {
 			if c := p.s[j]; c == q {
 				text := p.s[p.i:j]
 				p.i = j + 1
@@ -529,6 +545,9 @@ func (p *pyParser) str() (string, error) {
 		}
 		c := p.peek()
 		switch {
+		case c == q && !triple && p.unescapedQuotes && !p.closesString(p.i+1):
+			b.WriteByte(c) // an apostrophe the template did not escape
+			p.i++
 		case c == q && !triple:
 			p.i++
 			return b.String(), nil

@@ -85,7 +85,7 @@ func TestParsePyCalls(t *testing.T) {
 		{`[f(config={'options': [1, 2], 'nested': {'key': 'value'}})]`, []pyCall{{"f", `{"config":{"options":[1,2],"nested":{"key":"value"}}}`}}, 59},
 	}
 	for _, c := range cases {
-		calls, n, err := parsePyCalls(c.in)
+		calls, n, err := parsePyCalls(c.in, false)
 		if err != nil {
 			t.Errorf("%q: %v", c.in, err)
 			continue
@@ -101,15 +101,15 @@ func TestParsePyCalls(t *testing.T) {
 		}
 	}
 	for _, in := range []string{``, `[`, `[get_wea`, `[f(a=`, `[f(a='x'`, `[f(a=1)`, `[f(a=1), `, `f(a=1`} {
-		if _, _, err := parsePyCalls(in); !errors.Is(err, errPyIncomplete) {
+		if _, _, err := parsePyCalls(in, false); !errors.Is(err, errPyIncomplete) {
 			t.Errorf("%q: got %v, want incomplete", in, err)
 		}
 	}
-	if calls, n, err := parsePyCalls("f(a=1)\nThe"); !errors.Is(err, errPyIncomplete) || len(calls) != 1 || n != 6 {
+	if calls, n, err := parsePyCalls("f(a=1)\nThe", false); !errors.Is(err, errPyIncomplete) || len(calls) != 1 || n != 6 {
 		t.Errorf("bare call then a word: %v %d %v", calls, n, err)
 	}
 	for _, in := range []string{`[1, 2]`, `[]`, `[f('Paris')]`, `[f(a=1) g()]`, `hello world`, `[f(a=b)]`} {
-		if _, _, err := parsePyCalls(in); err == nil || errors.Is(err, errPyIncomplete) {
+		if _, _, err := parsePyCalls(in, false); err == nil || errors.Is(err, errPyIncomplete) {
 			t.Errorf("%q: got %v, want a syntax error", in, err)
 		}
 	}
@@ -202,9 +202,9 @@ func TestParsePyCallsPrefixes(t *testing.T) {
 		"[f(a='é\\u00e9\\x41')] x",
 		"[f(a=1), 2] x",
 	} {
-		wantCalls, wantN, wantErr := parsePyCalls(s)
+		wantCalls, wantN, wantErr := parsePyCalls(s, false)
 		for k := 0; k < len(s); k++ {
-			calls, n, err := parsePyCalls(s[:k])
+			calls, n, err := parsePyCalls(s[:k], false)
 			if errors.Is(err, errPyIncomplete) {
 				continue
 			}

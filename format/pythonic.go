@@ -68,7 +68,7 @@ func pythonicSection(buf string, final bool) (int, []call, bool, error) {
 	} else if !looks {
 		return 0, nil, false, errNotCall
 	}
-	pcs, n, err := parsePyCalls(buf[start:])
+	pcs, n, err := parsePyCalls(buf[start:], false)
 	if !final && (err == errPyIncomplete || (err == nil && wrapped && !pyCallsSettled(buf[start:], n))) {
 		return 0, nil, true, nil // bare calls after <|python_start|>: another may follow
 	}
