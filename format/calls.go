@@ -542,7 +542,11 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 	callSyntaxes["lfm2"] = &CallSyntax{
 		Triggers: []string{"<|tool_call_start|>"},
 		Open:     lit("<|tool_call_start|>["), Sep: lit(", "), Close: lit("]<|tool_call_end|>"),
-		Call:      pyCall,
+		Call: func(b *Builder, i int) (string, error) {
+			v := Value{Sep: litCommaSpace, Nested: true, UnescapedQuotes: true}
+			v.Encode = func(m grammar.Member) string { return pythonValue(b, m, v) }
+			return b.paramsBetween(i, seqOf(b.Name(i), litParen), litParenClose, v, keyValue("="))
+		},
 		ThinkOpen: "<think>", ThinkClose: "</think>",
 	}
 	callSyntaxes["olmo3"] = &CallSyntax{
@@ -665,10 +669,19 @@ func gemmaValue(b *Builder, m grammar.Member, quote string, v Value) string {
 // way, in the schema's order) or a list's items (v says how the arguments
 // are written).
 func pythonValue(b *Builder, m grammar.Member, v Value) string {
-	str := b.Rule("py-string", func() string {
+	key, quoteInside := "py-string", ""
+	if v.UnescapedQuotes {
+		// A quote followed, after spaces, by anything but a delimiter, a
+		// space, a quote or a backslash: the parser reads it as text.
+		key = "py-string-unescaped"
+		quoteInside = " | " + seqOf(lit("'"), grammar.Repeat(grammar.Class(false, grammar.Range{Lo: ' ', Hi: ' '}, grammar.Range{Lo: '\t', Hi: '\t'}), 0, -1),
+			grammar.Class(true, grammar.Range{Lo: ',', Hi: ','}, grammar.Range{Lo: ')', Hi: ')'}, grammar.Range{Lo: ']', Hi: ']'}, grammar.Range{Lo: '}', Hi: '}'},
+				grammar.Range{Lo: ':', Hi: ':'}, grammar.Range{Lo: ' ', Hi: ' '}, grammar.Range{Lo: '\t', Hi: '\t'}, grammar.Range{Lo: '\'', Hi: '\''}, grammar.Range{Lo: '\\', Hi: '\\'}))
+	}
+	str := b.Rule(key, func() string {
 		// Raw newlines are allowed inside the quotes: templates write the
 		// text as it is (LFM2.5), though Python would not.
-		single := seqOf(lit("'"), "("+grammar.Class(true, grammar.Range{Lo: '\'', Hi: '\''}, grammar.Range{Lo: '\\', Hi: '\\'})+" | "+seqOf(lit("\\"), ".")+")*", lit("'"))
+		single := seqOf(lit("'"), "("+grammar.Class(true, grammar.Range{Lo: '\'', Hi: '\''}, grammar.Range{Lo: '\\', Hi: '\\'})+" | "+seqOf(lit("\\"), ".")+quoteInside+")*", lit("'"))
 		double := seqOf(lit(`"`), "("+grammar.Class(true, grammar.Range{Lo: '"', Hi: '"'}, grammar.Range{Lo: '\\', Hi: '\\'})+" | "+seqOf(lit("\\"), ".")+")*", lit(`"`))
 		return single + " | " + double
 	})

@@ -434,6 +434,11 @@ type Value struct {
 	// Python says the templates write non-strings with Python's str():
 	// True, False and None are accepted beside true, false and null.
 	Python bool
+	// UnescapedQuotes says the templates write Python strings between
+	// single quotes they do not escape ('it's'): inside one, a quote that
+	// no delimiter follows is text, as the parser reads it
+	// (pyBlock.unescapedQuotes).
+	UnescapedQuotes bool
 	// PythonContainers says they write objects and arrays so too
 	// ({'a': True}, ['x']): such values are Python literals, typed by the
 	// schema where it declares their properties or items (with Nested).

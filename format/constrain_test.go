@@ -49,9 +49,9 @@ var constrainTools = []chat.Tool{
 var untypedNested = map[string]bool{}
 
 // unescapedStrings are the families whose templates write string arguments
-// between quotes without escaping them (LFM2.5: 'it's', 'C:\temp'): such a
-// render is not the Python literal the model is asked for, so the generated
-// calls carry no quote or backslash for them.
+// between quotes without escaping them (LFM2.5: 'it's', 'C:\temp'). Their
+// grammars and parsers read a quote no delimiter follows as text, so quotes
+// are generated; a backslash is not, since it reads as an escape ('\t').
 var unescapedStrings = map[string]bool{"lfm2": true}
 
 var sampleStrings = []string{"Paris", "São Paulo", "New York", "東京", "x < y & z", "a \"quoted\" word", "two\nlines", "it's", "  padded  ", "C:\\temp"}
@@ -62,7 +62,7 @@ func randomCall(r *rand.Rand, family string, tool int) (string, []kv) {
 	s := func() string {
 		for {
 			v := sampleStrings[r.IntN(len(sampleStrings))]
-			if !unescapedStrings[family] || !strings.ContainsAny(v, `'"\`) {
+			if !unescapedStrings[family] || !strings.ContainsAny(v, `\`) {
 				return v
 			}
 		}
