@@ -669,18 +669,23 @@ func gemmaValue(b *Builder, m grammar.Member, quote string, v Value) string {
 // way, in the schema's order) or a list's items (v says how the arguments
 // are written).
 func pythonValue(b *Builder, m grammar.Member, v Value) string {
-	key, quoteInside := "py-string", ""
+	key := "py-string"
 	if v.UnescapedQuotes {
-		// A quote followed, after spaces, by anything but a delimiter, a
-		// space, a quote or a backslash: the parser reads it as text.
 		key = "py-string-unescaped"
-		quoteInside = " | " + seqOf(lit("'"), grammar.Repeat(grammar.Class(false, grammar.Range{Lo: ' ', Hi: ' '}, grammar.Range{Lo: '\t', Hi: '\t'}), 0, -1),
-			grammar.Class(true, grammar.Range{Lo: ',', Hi: ','}, grammar.Range{Lo: ')', Hi: ')'}, grammar.Range{Lo: ']', Hi: ']'}, grammar.Range{Lo: '}', Hi: '}'},
-				grammar.Range{Lo: ':', Hi: ':'}, grammar.Range{Lo: ' ', Hi: ' '}, grammar.Range{Lo: '\t', Hi: '\t'}, grammar.Range{Lo: '\'', Hi: '\''}, grammar.Range{Lo: '\\', Hi: '\\'}))
 	}
 	str := b.Rule(key, func() string {
 		// Raw newlines are allowed inside the quotes: templates write the
 		// text as it is (LFM2.5), though Python would not.
+		quoteInside := ""
+		if v.UnescapedQuotes {
+			// A quote followed, after spaces, by anything but a delimiter,
+			// a space, a quote or a backslash: the parser reads it as text.
+			space := grammar.Class(false, grammar.Range{Lo: ' ', Hi: ' '}, grammar.Range{Lo: '\t', Hi: '\t'})
+			notDelimiter := grammar.Class(true, grammar.Range{Lo: ',', Hi: ','}, grammar.Range{Lo: ')', Hi: ')'}, grammar.Range{Lo: ']', Hi: ']'},
+				grammar.Range{Lo: '}', Hi: '}'}, grammar.Range{Lo: ':', Hi: ':'}, grammar.Range{Lo: ' ', Hi: ' '}, grammar.Range{Lo: '\t', Hi: '\t'},
+				grammar.Range{Lo: '\'', Hi: '\''}, grammar.Range{Lo: '\\', Hi: '\\'})
+			quoteInside = " | " + seqOf(lit("'"), grammar.Repeat(space, 0, -1), notDelimiter)
+		}
 		single := seqOf(lit("'"), "("+grammar.Class(true, grammar.Range{Lo: '\'', Hi: '\''}, grammar.Range{Lo: '\\', Hi: '\\'})+" | "+seqOf(lit("\\"), ".")+quoteInside+")*", lit("'"))
 		double := seqOf(lit(`"`), "("+grammar.Class(true, grammar.Range{Lo: '"', Hi: '"'}, grammar.Range{Lo: '\\', Hi: '\\'})+" | "+seqOf(lit("\\"), ".")+")*", lit(`"`))
 		return single + " | " + double
