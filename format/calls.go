@@ -521,11 +521,14 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 
 	// Python call syntax: NAME(key=value, ...), values Python literals.
 	litParen, litParenClose, litCommaSpace := lit("("), lit(")"), lit(", ")
-	pyCall := func(b *Builder, i int) (string, error) {
-		v := Value{Sep: litCommaSpace, Nested: true}
-		v.Encode = func(m grammar.Member) string { return pythonValue(b, m, v) }
-		return b.paramsBetween(i, seqOf(b.Name(i), litParen), litParenClose, v,
-			keyValue("="))
+	// unescapedQuotes: the family's template leaves quotes in strings
+	// unescaped (Value.UnescapedQuotes).
+	pyCall := func(unescapedQuotes bool) func(b *Builder, i int) (string, error) {
+		return func(b *Builder, i int) (string, error) {
+			v := Value{Sep: litCommaSpace, Nested: true, UnescapedQuotes: unescapedQuotes}
+			v.Encode = func(m grammar.Member) string { return pythonValue(b, m, v) }
+			return b.paramsBetween(i, seqOf(b.Name(i), litParen), litParenClose, v, keyValue("="))
+		}
 	}
 	pyTriggers := func(tools []chat.Tool) []string {
 		var out []string
@@ -537,22 +540,18 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 	callSyntaxes["pythonic"] = &CallSyntax{
 		Triggers: []string{"<|python_start|>"}, TriggersFor: pyTriggers,
 		Open: seqOf(opt("<|python_start|>"), lit("[")), Sep: lit(", "), Close: seqOf(lit("]"), opt("<|python_end|>")),
-		Call: pyCall,
+		Call: pyCall(false),
 	}
 	callSyntaxes["lfm2"] = &CallSyntax{
 		Triggers: []string{"<|tool_call_start|>"},
 		Open:     lit("<|tool_call_start|>["), Sep: lit(", "), Close: lit("]<|tool_call_end|>"),
-		Call: func(b *Builder, i int) (string, error) {
-			v := Value{Sep: litCommaSpace, Nested: true, UnescapedQuotes: true}
-			v.Encode = func(m grammar.Member) string { return pythonValue(b, m, v) }
-			return b.paramsBetween(i, seqOf(b.Name(i), litParen), litParenClose, v, keyValue("="))
-		},
+		Call:      pyCall(true), // LFM2.5 writes 'it's'
 		ThinkOpen: "<think>", ThinkClose: "</think>",
 	}
 	callSyntaxes["olmo3"] = &CallSyntax{
 		Triggers: []string{"<function_calls>"},
 		Open:     lit("<function_calls>"), Sep: lit("\n"), Close: lit("</function_calls>"),
-		Call:      pyCall,
+		Call:      pyCall(false),
 		ThinkOpen: "<think>", ThinkClose: "</think>",
 	}
 
