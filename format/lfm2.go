@@ -53,9 +53,10 @@ type pyBlock struct {
 }
 
 // pyBlockSection parses a block of Python-style calls between open and close
-// (bracketed or bare, one per line), and what opts allow beyond that. The close marker may be missing at the end of
-// the output (a stop token the runtime consumed): then complete calls at the
-// start of the rest are accepted, and what follows them stays content.
+// (bracketed or bare, one per line), and what opts allow beyond that. The
+// close marker may be missing at the end of the output (a stop token the
+// runtime consumed): then complete calls at the start of the rest are
+// accepted, and what follows them stays content.
 func pyBlockSection(open, close string, opts pyBlock) sectionFunc {
 	return func(buf string, final bool) (int, []call, bool, error) {
 		body := buf[len(open):]
