@@ -188,7 +188,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 		func(b *Builder, i int) string { return seqs(seqOf(litFunction, b.Name(i)), litFunctionEnd) },
 		func(*Builder, int) string { return litFunctionClose },
 		paramTags{KeyOpen: "<parameter=", KeyClose: ">", After: []string{litCloseParameter, optNewline}},
-		Value{Stop: "</parameter>", Python: true, PythonContainers: true, Nested: true}))
+		Value{Stop: "</parameter>", Python: true, PythonContainers: true}))
 	callSyntaxes["seed-oss"] = think(seed, "<seed:think>", "</seed:think>")
 
 	glmLike := func(open, close, keyOpen, keyClose, valueOpen, valueClose string) CallSyntax {
@@ -292,7 +292,7 @@ func buildCallSyntaxes() map[string]*CallSyntax {
 				return plain + " | " + seqOf(lit("<![CDATA["), b.G.TextWithout("]]>"), lit("]]>"))
 			})
 			return b.paramsBetween(i, seqOf(litFunctionName, b.Name(i), litTagEnd), litFunctionClose,
-				Value{Stop: "</param>", Python: true, PythonContainers: true, Nested: true, String: str}, paramOf{write: minicpmParam.write})
+				Value{Stop: "</param>", Python: true, PythonContainers: true, String: str}, paramOf{write: minicpmParam.write})
 		},
 	}
 	callSyntaxes["minicpm5"] = think(minicpm, "<think>", "</think>")

@@ -441,7 +441,8 @@ type Value struct {
 	UnescapedQuotes bool
 	// PythonContainers says they write objects and arrays so too
 	// ({'a': True}, ['x']): such values are Python literals, typed by the
-	// schema where it declares their properties or items (with Nested).
+	// schema where it declares their properties or items (it implies
+	// Nested).
 	PythonContainers bool
 	// Encode, when not nil, is the GBNF of one argument's value instead of
 	// the above (families with a value syntax of their own: Gemma's
@@ -503,7 +504,7 @@ func keyValue(sep string) paramOf {
 // as they are.
 func (b *Builder) paramsBetween(i int, head, tail string, v Value, param paramOf) (string, error) {
 	members := b.Members
-	if v.Nested {
+	if v.Nested || v.PythonContainers { // Python containers are typed by their nested members
 		members = b.NestedMembers
 	}
 	ms, err := members(i)
