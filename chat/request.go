@@ -85,6 +85,9 @@ const (
 	RoleUser      = "user"
 	RoleAssistant = "assistant"
 	RoleTool      = "tool"
+	// RoleDeveloper is OpenAI's name for system instructions of newer
+	// models; templates without a branch for it get it as system.
+	RoleDeveloper = "developer"
 )
 
 // Message is one turn, in the shape chat templates read: the OpenAI message
@@ -201,7 +204,8 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Text is the message's text: Content, or its text parts joined.
+// Text is the message's text: Content, or its text parts joined with
+// newlines, as vLLM and llama.cpp join them for templates that read a string.
 func (m Message) Text() string {
 	if m.Parts == nil {
 		return m.Content
@@ -209,6 +213,9 @@ func (m Message) Text() string {
 	var b []byte
 	for _, p := range m.Parts {
 		if p.Type == "text" {
+			if len(b) > 0 {
+				b = append(b, '\n')
+			}
 			b = append(b, p.Text...)
 		}
 	}
@@ -228,6 +235,9 @@ const (
 type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
+	// CachedTokens of the prompt the runtime kept from an earlier request
+	// instead of evaluating them again (part of PromptTokens).
+	CachedTokens int `json:"cached_tokens,omitempty"`
 }
 
 // Response is one complete answer in the canonical model.

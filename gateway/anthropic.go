@@ -523,8 +523,16 @@ type anthropicToolUse struct {
 }
 
 type anthropicUsage struct {
-	InputTokens  int `json:"input_tokens"`
-	OutputTokens int `json:"output_tokens"`
+	InputTokens          int `json:"input_tokens"`
+	OutputTokens         int `json:"output_tokens"`
+	CacheReadInputTokens int `json:"cache_read_input_tokens"`
+}
+
+// toAnthropicUsage counts as Anthropic does: input_tokens are the prompt
+// tokens evaluated for this request, cache_read_input_tokens those the
+// runtime kept from an earlier one; together they are the prompt.
+func toAnthropicUsage(u chat.Usage) anthropicUsage {
+	return anthropicUsage{InputTokens: u.PromptTokens - u.CachedTokens, OutputTokens: u.CompletionTokens, CacheReadInputTokens: u.CachedTokens}
 }
 
 // anthropicMessageOut is a response Message.
@@ -615,7 +623,7 @@ func (c *anthropicCollector) complete(w http.ResponseWriter, rec *trace.Record) 
 	content, diags := c.contentBlocks()
 	rec.Diagnostics = append(rec.Diagnostics, diags...)
 	msg := anthropicMessageOut{ID: c.id, Type: "message", Role: "assistant", Model: c.model, Content: content,
-		Usage: anthropicUsage{InputTokens: c.usage.PromptTokens, OutputTokens: c.usage.CompletionTokens}}
+		Usage: toAnthropicUsage(c.usage)}
 	if c.failure != nil {
 		writeJSON(w, http.StatusBadGateway, struct {
 			anthropicError
@@ -788,7 +796,7 @@ func (s *anthropicStream) finish(r chat.FinishReason, u chat.Usage, d []trace.Di
 	if err := s.closeBlock(); err != nil {
 		return err
 	}
-	m := anthropicMessageDelta{Type: "message_delta", Usage: anthropicUsage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}}
+	m := anthropicMessageDelta{Type: "message_delta", Usage: toAnthropicUsage(u)}
 	m.Delta.StopReason = stopReason(r, s.stopSeq)
 	if m.Delta.StopReason == "stop_sequence" {
 		m.Delta.StopSequence = &s.stopSeq

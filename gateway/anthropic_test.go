@@ -372,7 +372,7 @@ func TestAnthropicResponseText(t *testing.T) {
 	delete(m, "id")
 	jsonEq(t, "message", m, `{"type": "message", "role": "assistant", "model": "qwen",
 		"content": [{"type": "text", "text": "Hello there."}],
-		"stop_reason": "end_turn", "stop_sequence": null, "usage": {"input_tokens": 12, "output_tokens": 5}}`)
+		"stop_reason": "end_turn", "stop_sequence": null, "usage": {"input_tokens": 12, "output_tokens": 5, "cache_read_input_tokens": 0}}`)
 }
 
 func TestAnthropicResponseToolUse(t *testing.T) {
@@ -472,11 +472,11 @@ func TestAnthropicStreamText(t *testing.T) {
 	}
 	delete(start, "id")
 	jsonEq(t, "message_start.message", start, `{"type": "message", "role": "assistant", "model": "qwen", "content": [],
-		"stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 0, "output_tokens": 0}}`)
+		"stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0}}`)
 	jsonEq(t, "content_block_start", evs[2].data["content_block"], `{"type": "text", "text": ""}`)
 	md := evs[len(evs)-2].data
 	delete(md, "dragoman")
-	jsonEq(t, "message_delta", md, `{"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null}, "usage": {"input_tokens": 12, "output_tokens": 5}}`)
+	jsonEq(t, "message_delta", md, `{"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null}, "usage": {"input_tokens": 12, "output_tokens": 5, "cache_read_input_tokens": 0}}`)
 }
 
 func TestAnthropicStreamTextThenToolUse(t *testing.T) {

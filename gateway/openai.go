@@ -262,13 +262,18 @@ func toOpenAICall(c chat.ToolCall, index *int) openAIToolCall {
 }
 
 type openAIUsage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
+	PromptTokens        int `json:"prompt_tokens"`
+	CompletionTokens    int `json:"completion_tokens"`
+	TotalTokens         int `json:"total_tokens"`
+	PromptTokensDetails struct {
+		CachedTokens int `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
 }
 
 func toOpenAIUsage(u chat.Usage) *openAIUsage {
-	return &openAIUsage{u.PromptTokens, u.CompletionTokens, u.PromptTokens + u.CompletionTokens}
+	o := &openAIUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.PromptTokens + u.CompletionTokens}
+	o.PromptTokensDetails.CachedTokens = u.CachedTokens
+	return o
 }
 
 // dragomanExtra is Dragoman's addition to a response: what the parser

@@ -385,6 +385,40 @@ func TestModelsList(t *testing.T) {
 	if !ids["qwen"] || !ids["fast"] || path(v, "object") != "list" {
 		t.Errorf("models %v", v)
 	}
+	resp := get(t, ts.URL+"/v1/models/qwen")
+	if v := decodeBody(t, resp); resp.StatusCode != 200 || path(v, "id") != "qwen" || path(v, "object") != "model" {
+		t.Errorf("GET /v1/models/qwen: %d %v", resp.StatusCode, v)
+	}
+	resp = get(t, ts.URL+"/v1/models/nosuch")
+	if v := decodeBody(t, resp); resp.StatusCode != 404 || path(v, "error", "type") != "model_not_found" {
+		t.Errorf("GET /v1/models/nosuch: %d %v", resp.StatusCode, v)
+	}
+}
+
+// A path no route serves is a JSON error in the dialect its prefix implies.
+func TestUnknownPathsAnswerJSON(t *testing.T) {
+	ts := newFakeGateway(t, Config{}, qwenRuntime())
+	for _, c := range []struct{ path, want string }{
+		{"/v1/nosuch", "error.type=not_found"},
+		{"/v1/messages/nosuch", "type=error"},
+		{"/api/nosuch", "error"},
+		{"/", "error.type=not_found"},
+	} {
+		resp := get(t, ts.URL+c.path)
+		if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 404 || ct != "application/json" {
+			t.Errorf("%s: status %d, content type %q", c.path, resp.StatusCode, ct)
+			continue
+		}
+		v := decodeBody(t, resp)
+		key, want, _ := strings.Cut(c.want, "=")
+		var got any = v
+		for _, k := range strings.Split(key, ".") {
+			got = path(got, k)
+		}
+		if want != "" && got != want || want == "" && got == nil {
+			t.Errorf("%s: %v", c.path, v)
+		}
+	}
 }
 
 // tool_choice "required" and a named function, in own mode on a runtime that

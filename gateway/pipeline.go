@@ -300,8 +300,12 @@ func upstreamFailure(err error) error {
 // receives it and renders it.
 func (x *exchange) render(tools []chat.Tool) (string, error) {
 	st := x.rt.state
+	msgs, err := x.templateMessagesFor(st.caps)
+	if err != nil {
+		return "", err
+	}
 	body := map[string]any{
-		"messages":              templateMessages(x.req.Messages),
+		"messages":              templateMessages(msgs),
 		"add_generation_prompt": true,
 	}
 	if len(tools) > 0 {
@@ -344,6 +348,7 @@ func (x *exchange) render(tools []chat.Tool) (string, error) {
 		}
 		return "", &requestError{msg: "the model's chat template failed on this conversation: " + err.Error(), param: "messages"}
 	}
+	x.checkRendered(msgs, prompt)
 	return prompt, nil
 }
 
@@ -506,10 +511,17 @@ func (x *exchange) pump(ctx context.Context, cancel context.CancelFunc, stream b
 	if err := x.closeParser(); err != nil {
 		return err
 	}
-	if x.calls > 0 {
+	switch {
+	case finish == chat.FinishLength:
+		// The limit cut the answer, whatever it held: a client must know
+		// that it is incomplete (a call cut in the middle stayed text).
+	case x.calls > 0:
 		finish = chat.FinishToolCalls
-	} else if finish == "" || finish == chat.FinishToolCalls {
+	case finish == "" || finish == chat.FinishToolCalls:
 		finish = chat.FinishStop
+	}
+	if usage.CachedTokens == 0 {
+		usage.CachedTokens = x.rec.Timings.UpstreamCachedTokens
 	}
 	if usage.PromptTokens == 0 {
 		usage.PromptTokens = x.rec.PromptTokens // the runtime did not say; our count is exact

@@ -45,6 +45,8 @@ type modelState struct {
 	// when unknown, which sends the model through the runtime's chat API.
 	tpl            *jinja.Template
 	tplSource      string
+	// caps is what the template does with content parts and roles.
+	caps templateCaps
 	family         *format.Family
 	templateOrigin string
 	bos, eos       string
@@ -190,6 +192,7 @@ func (s *Server) prepare(ctx context.Context, u *upstream, model string) *modelS
 	if st.tpl == nil {
 		return st
 	}
+	st.caps = probeTemplateCaps(st.tpl, st.tplSource, st.bos, st.eos)
 	if f, ok := format.Detect(st.tplSource); ok {
 		st.family = f
 		st.why = append(st.why, fmt.Sprintf("tool-call format %s, detected from the template", f.ID))

@@ -134,6 +134,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /v1/messages", s.serveChat(anthropicMessages))
 	s.mux.HandleFunc("POST /v1/messages/count_tokens", s.handleCountTokens)
 	s.mux.HandleFunc("GET /v1/models", s.handleModels)
+	s.mux.HandleFunc("GET /v1/models/{id...}", s.handleModel)
 	s.mux.HandleFunc("GET /v1/dragoman/requests/{id}", s.handleTrace)
 	s.mux.HandleFunc("GET /dragoman/requests/{id}", s.handleTracePage)
 	s.mux.HandleFunc("GET /dragoman/{$}", s.handleTraceList)
@@ -142,6 +143,22 @@ func (s *Server) routes() {
 		fmt.Fprintln(w, `{"status":"ok"}`)
 	})
 	s.mux.HandleFunc("GET /metrics", s.metrics.serve)
+	s.mux.HandleFunc("/", handleUnknownPath)
+}
+
+// handleUnknownPath answers every path no route serves with a JSON error in
+// the dialect its prefix implies, so that a client reads a clear error
+// instead of failing on Go's plain-text "404 page not found".
+func handleUnknownPath(w http.ResponseWriter, r *http.Request) {
+	msg := fmt.Sprintf("Dragoman serves no %s %s", r.Method, r.URL.Path)
+	switch {
+	case strings.HasPrefix(r.URL.Path, "/v1/messages"):
+		writeAnthropicError(w, http.StatusNotFound, "not_found_error", msg)
+	case strings.HasPrefix(r.URL.Path, "/api/"):
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": msg}) // Ollama's error shape
+	default:
+		writeOpenAIError(w, http.StatusNotFound, "not_found", msg, "")
+	}
 }
 
 // ServeHTTP checks the client key, then dispatches.
@@ -282,35 +299,55 @@ func connectUpstream(ctx context.Context, u Upstream) (backend.Backend, error) {
 	return backend.New(kind, u.URL, u.APIKey, upstreamClient), nil
 }
 
-// handleModels lists every model of every upstream; an upstream that fails
-// to list is left out, not an error.
-func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
-	type model struct {
-		ID      string `json:"id"`
-		Object  string `json:"object"`
-		Created int64  `json:"created"`
-		OwnedBy string `json:"owned_by"`
-	}
-	out := struct {
-		Object string  `json:"object"`
-		Data   []model `json:"data"`
-	}{Object: "list", Data: []model{}}
+// openAIModel is a model in OpenAI's /v1/models shape.
+type openAIModel struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Created int64  `json:"created"`
+	OwnedBy string `json:"owned_by"`
+}
+
+// modelList is every model of every upstream, then the aliases; an upstream
+// that fails to list is left out, not an error.
+func (s *Server) modelList(ctx context.Context) []openAIModel {
+	out := []openAIModel{}
 	seen := map[string]bool{}
-	for _, u := range s.upstreams(r.Context()) {
-		for _, m := range s.models(r.Context(), u) {
+	for _, u := range s.upstreams(ctx) {
+		for _, m := range s.models(ctx, u) {
 			if !seen[m.ID] {
 				seen[m.ID] = true
-				out.Data = append(out.Data, model{ID: m.ID, Object: "model", OwnedBy: string(u.be.Kind())})
+				out = append(out, openAIModel{ID: m.ID, Object: "model", OwnedBy: string(u.be.Kind())})
 			}
 		}
 	}
 	for alias := range s.cfg.Aliases {
 		if !seen[alias] {
 			seen[alias] = true
-			out.Data = append(out.Data, model{ID: alias, Object: "model", OwnedBy: "dragoman"})
+			out = append(out, openAIModel{ID: alias, Object: "model", OwnedBy: "dragoman"})
 		}
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out
+}
+
+// handleModels lists the models (GET /v1/models).
+func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, struct {
+		Object string        `json:"object"`
+		Data   []openAIModel `json:"data"`
+	}{Object: "list", Data: s.modelList(r.Context())})
+}
+
+// handleModel describes one model (GET /v1/models/{id}); ids may hold
+// slashes (Hugging Face names).
+func (s *Server) handleModel(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	for _, m := range s.modelList(r.Context()) {
+		if m.ID == id {
+			writeJSON(w, http.StatusOK, m)
+			return
+		}
+	}
+	writeOpenAIError(w, http.StatusNotFound, "model_not_found", fmt.Sprintf("model %q not found", id), "model")
 }
 
 // handleTrace returns one request's trace.

@@ -1,0 +1,76 @@
+package gateway
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/dragoman-dev/dragoman/backend"
+	"github.com/dragoman-dev/dragoman/chat"
+)
+
+// An answer the token limit cut inside a call reports the cut, in each
+// dialect's words, and keeps the call's text as content: the client must
+// not take a half-written call for a finished answer.
+func TestCutInsideACallReportsTheLimit(t *testing.T) {
+	cut := weatherCall[:30]
+	rt := qwenRuntime(backend.Chunk{Text: cut}, backend.Chunk{FinishReason: chat.FinishLength})
+	ts := newFakeGateway(t, Config{}, rt)
+
+	v := decodeBody(t, post(t, ts.URL+"/v1/chat/completions", chatBody(`"max_tokens":10`)))
+	if got := path(v, "choices", 0, "finish_reason"); got != "length" {
+		t.Errorf("OpenAI finish_reason %v, want length", got)
+	}
+	if got, _ := path(v, "choices", 0, "message", "content").(string); got != cut {
+		t.Errorf("content %q, want the cut call's text %q", got, cut)
+	}
+
+	v = decodeBody(t, post(t, ts.URL+"/v1/messages", `{"model":"qwen","max_tokens":10,"messages":[{"role":"user","content":"Weather in Paris?"}],"tools":[{"name":"get_weather","input_schema":{"type":"object","properties":{"city":{"type":"string"}}}}]}`))
+	if got := path(v, "stop_reason"); got != "max_tokens" {
+		t.Errorf("Anthropic stop_reason %v, want max_tokens", got)
+	}
+}
+
+// A call completed before the limit cut the answer still reports the cut.
+func TestCallThenCutReportsTheLimit(t *testing.T) {
+	rt := qwenRuntime(backend.Chunk{Text: weatherCall + "\n<tool_call>\n{\"na"}, backend.Chunk{FinishReason: chat.FinishLength})
+	ts := newFakeGateway(t, Config{}, rt)
+	v := decodeBody(t, post(t, ts.URL+"/v1/chat/completions", chatBody("")))
+	if path(v, "choices", 0, "finish_reason") != "length" || path(v, "choices", 0, "message", "tool_calls", 0, "function", "name") != "get_weather" {
+		t.Errorf("choice %v", path(v, "choices", 0))
+	}
+}
+
+// The prompt tokens a runtime kept from an earlier request are reported:
+// OpenAI's cached_tokens (part of prompt_tokens), Anthropic's
+// cache_read_input_tokens (beside input_tokens).
+func TestCachedPromptTokensReported(t *testing.T) {
+	script := []backend.Chunk{{Text: "Sunny."}, {FinishReason: chat.FinishStop, Usage: &chat.Usage{PromptTokens: 40, CompletionTokens: 2},
+		Timings: &backend.Timings{PromptTokens: 10, CachedTokens: 30, PromptMS: 5, GeneratedTokens: 2, GenerateMS: 3}}}
+	rt := qwenRuntime(script...)
+	ts := newFakeGateway(t, Config{}, rt)
+	v := decodeBody(t, post(t, ts.URL+"/v1/chat/completions", chatBody("")))
+	if got := path(v, "usage", "prompt_tokens_details", "cached_tokens"); got != 30.0 || path(v, "usage", "prompt_tokens") != 40.0 {
+		t.Errorf("usage %v", path(v, "usage"))
+	}
+	v = decodeBody(t, post(t, ts.URL+"/v1/messages", `{"model":"qwen","max_tokens":10,"messages":[{"role":"user","content":"Weather?"}]}`))
+	if path(v, "usage", "input_tokens") != 10.0 || path(v, "usage", "cache_read_input_tokens") != 30.0 {
+		t.Errorf("usage %v", path(v, "usage"))
+	}
+	// Streamed, the OpenAI usage chunk carries it too.
+	resp := post(t, ts.URL+"/v1/chat/completions", chatBody(`"stream":true,"stream_options":{"include_usage":true}`))
+	events, _ := sseData(t, resp.Body)
+	last := events[len(events)-1]
+	if !strings.Contains(toJSON(t, last), `"cached_tokens":30`) {
+		t.Errorf("last chunk %v", last)
+	}
+}
+
+func toJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
