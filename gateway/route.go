@@ -43,10 +43,10 @@ type modelState struct {
 	rate promptRate
 	// tpl is the compiled chat template and family its tool-call markup; nil
 	// when unknown, which sends the model through the runtime's chat API.
-	tpl            *jinja.Template
-	tplSource      string
+	tpl       *jinja.Template
+	tplSource string
 	// caps is what the template does with content parts and roles.
-	caps templateCaps
+	caps           templateCaps
 	family         *format.Family
 	templateOrigin string
 	bos, eos       string
