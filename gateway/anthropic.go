@@ -412,14 +412,14 @@ var anthropicMessages = &dialect{
 	api:      "anthropic",
 	idPrefix: "msg_",
 	idHeader: "Request-Id",
-	decode: func(body []byte, rec *trace.Record) (*chat.Request, error) {
+	decode: func(body []byte, rec *trace.Record) (*chat.Request, any, error) {
 		req, notes, err := decodeAnthropic(body)
 		for _, n := range notes {
 			rec.Decide(n)
 		}
-		return req, err
+		return req, nil, err
 	},
-	respond: func(w http.ResponseWriter, req *chat.Request) response {
+	respond: func(w http.ResponseWriter, req *chat.Request, _ any) response {
 		if req.Stream {
 			return newAnthropicStream(w)
 		}

@@ -34,10 +34,23 @@ type Config struct {
 	// Now pins the clock templates see (strftime_now), as an ISO-8601 time;
 	// empty means the real clock. For reproducible prompts in tests.
 	Now string `json:"now,omitempty"`
+	// Responses bounds the store of Responses API answers kept for
+	// previous_response_id and GET /v1/responses/{id}.
+	Responses ResponsesStore `json:"responses,omitzero"`
 	// Engine runs GGUF files in this process (dragoman serve builds the
 	// engine from it; its flags -model, -ctx, -threads, -no-prompt-reuse and
 	// -llama-lib add to it or override it).
 	Engine Engine `json:"engine,omitzero"`
+}
+
+// ResponsesStore bounds the Responses API's store (in memory only). An
+// answer asked for with store false is never kept.
+type ResponsesStore struct {
+	// Max is how many responses are kept, the oldest dropped first;
+	// default 256, -1 keeps none.
+	Max int `json:"max,omitempty"`
+	// MaxAge is how long one is kept; default 1h.
+	MaxAge Duration `json:"max_age,omitempty"`
 }
 
 // Engine is the embedded llama.cpp engine's part of the configuration.
@@ -147,6 +160,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ModelsTTL == 0 {
 		c.ModelsTTL = Duration(10 * time.Second)
+	}
+	if c.Responses.Max == 0 {
+		c.Responses.Max = 256
+	}
+	if c.Responses.MaxAge == 0 {
+		c.Responses.MaxAge = Duration(time.Hour)
 	}
 	return c
 }

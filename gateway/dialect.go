@@ -21,11 +21,13 @@ type dialect struct {
 	// api names it in traces and metrics; idPrefix starts its response ids;
 	// idHeader, when set, is a header of its own that also carries the id.
 	api, idPrefix, idHeader string
-	// decode reads a request body; it may note decisions in rec.
-	decode func(body []byte, rec *trace.Record) (*chat.Request, error)
+	// decode reads a request body; it may note decisions in rec. Besides
+	// the canonical request it may return state of its own (what the
+	// dialect echoes back or stores), which respond receives.
+	decode func(body []byte, rec *trace.Record) (*chat.Request, any, error)
 	// respond makes the answer for req: a stream, which writes as the answer
 	// is produced, or a collector, which writes it when complete.
-	respond func(w http.ResponseWriter, req *chat.Request) response
+	respond func(w http.ResponseWriter, req *chat.Request, state any) response
 	// fail writes err, met before anything was written, in the dialect's
 	// error shape and returns the HTTP status.
 	fail func(w http.ResponseWriter, err error) int
@@ -101,12 +103,12 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, d *dialect, rec *t
 	if err != nil {
 		return failed(&requestError{msg: "request body: " + err.Error(), status: http.StatusRequestEntityTooLarge})
 	}
-	req, err := d.decode(body, rec)
+	req, state, err := d.decode(body, rec)
 	if err != nil {
 		return failed(err)
 	}
 	rec.Model = req.Model
-	out := d.respond(w, req)
+	out := d.respond(w, req, state)
 	if err := s.run(r.Context(), req, rec, out); err != nil {
 		if out.begun() {
 			return http.StatusOK // the stream has begun; the client was told in it

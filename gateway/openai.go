@@ -191,10 +191,11 @@ func decodeResponseFormat(raw json.RawMessage) (*chat.ResponseFormat, error) {
 var openAIChat = &dialect{
 	api:      "openai",
 	idPrefix: "chatcmpl-",
-	decode: func(body []byte, _ *trace.Record) (*chat.Request, error) {
-		return decodeOpenAI(body)
+	decode: func(body []byte, _ *trace.Record) (*chat.Request, any, error) {
+		req, err := decodeOpenAI(body)
+		return req, nil, err
 	},
-	respond: func(w http.ResponseWriter, req *chat.Request) response {
+	respond: func(w http.ResponseWriter, req *chat.Request, _ any) response {
 		if req.Stream {
 			return newOpenAIStream(w, req.IncludeUsage)
 		}

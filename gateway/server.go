@@ -46,7 +46,9 @@ type Server struct {
 	traces   *trace.Store
 	compiled template.Compiled
 	metrics  metrics
-	now      func() time.Time // the templates' clock; nil is the real one
+	// responses keeps recent Responses API answers (previous_response_id).
+	responses *responseStore
+	now       func() time.Time // the templates' clock; nil is the real one
 
 	mu           sync.Mutex
 	configured   []*upstream
@@ -69,7 +71,8 @@ type Server struct {
 // connected and runtimes discovered when the first request needs them.
 func New(cfg Config, hooks Hooks) (*Server, error) {
 	cfg = cfg.withDefaults()
-	s := &Server{cfg: cfg, hooks: hooks, traces: trace.NewStore(cfg.TraceSize)}
+	s := &Server{cfg: cfg, hooks: hooks, traces: trace.NewStore(cfg.TraceSize),
+		responses: newResponseStore(cfg.Responses.Max, time.Duration(cfg.Responses.MaxAge))}
 	s.life, s.stop = context.WithCancel(context.Background())
 	now, err := template.NowFunc(cfg.Now)
 	if err != nil {
@@ -132,6 +135,9 @@ func (s *Server) routes() {
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("POST /v1/chat/completions", s.serveChat(openAIChat))
 	s.mux.HandleFunc("POST /v1/messages", s.serveChat(anthropicMessages))
+	s.mux.HandleFunc("POST /v1/responses", s.serveChat(s.responsesDialect()))
+	s.mux.HandleFunc("GET /v1/responses/{id}", s.handleGetResponse)
+	s.mux.HandleFunc("DELETE /v1/responses/{id}", s.handleDeleteResponse)
 	s.mux.HandleFunc("POST /v1/messages/count_tokens", s.handleCountTokens)
 	s.mux.HandleFunc("GET /v1/models", s.handleModels)
 	s.mux.HandleFunc("GET /v1/models/{id...}", s.handleModel)
