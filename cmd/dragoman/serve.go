@@ -144,7 +144,7 @@ func runServe(args []string, e *env) int {
 		return 1
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(e.stderr, "dragoman: serving OpenAI and Anthropic APIs on http://%s (/v1/chat/completions, /v1/messages, /v1/models)\n", ln.Addr())
+	fmt.Fprintf(e.stderr, "dragoman: serving OpenAI and Anthropic APIs on http://%s (/v1/chat/completions, /v1/responses, /v1/messages, /v1/models)\n", ln.Addr())
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
