@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -284,4 +285,26 @@ func errorAs(err error, target **openai.Error) bool {
 		*target = e
 	}
 	return ok
+}
+
+// sampleCount is how many samples a sampling test draws: its full count
+// with DRAGOMAN_SAMPLES=full (the sampling tier of scripts/test.sh, which CI
+// runs with a budget of its own), a number given there, else a handful, so
+// that the default tier checks the same thing quickly.
+func sampleCount(t *testing.T, full int) int {
+	t.Helper()
+	n := min(full, 5)
+	switch v := os.Getenv("DRAGOMAN_SAMPLES"); v {
+	case "":
+	case "full":
+		n = full
+	default:
+		k, err := strconv.Atoi(v)
+		if err != nil || k < 1 {
+			t.Fatalf("DRAGOMAN_SAMPLES=%q: want full or a positive number", v)
+		}
+		n = k
+	}
+	t.Logf("%d samples (the full count is %d: DRAGOMAN_SAMPLES=full)", n, full)
+	return n
 }

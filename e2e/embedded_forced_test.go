@@ -49,7 +49,7 @@ func TestEmbeddedForcedCalls(t *testing.T) {
 		}
 		return true, calls[0].Function.Name
 	}
-	const samples = 50
+	samples := sampleCount(t, 50)
 	for _, c := range []struct {
 		name   string
 		choice openai.ChatCompletionToolChoiceOptionUnionParam

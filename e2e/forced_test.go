@@ -62,7 +62,7 @@ func TestForcedCallOnOllama(t *testing.T) {
 	base := startDragoman(t, srv, "own")
 	cl := client(base)
 	tools, schemas := boundedToolsAndSchemas(t)
-	const samples = 50
+	samples := sampleCount(t, 50)
 	valid := func(model string, choice openai.ChatCompletionToolChoiceOptionUnionParam, seed int) (ok bool, why string) {
 		resp, err := cl.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
 			Model:      model,

@@ -40,6 +40,12 @@ type anthropicRequest struct {
 		Type         string `json:"type"`
 		BudgetTokens int    `json:"budget_tokens"`
 	} `json:"thinking"`
+	// Structured outputs: output_config.format (current), output_format
+	// (the beta's name); both {"type": "json_schema", "schema": {...}}.
+	OutputConfig *struct {
+		Format json.RawMessage `json:"format"`
+	} `json:"output_config"`
+	OutputFormat json.RawMessage `json:"output_format"`
 }
 
 type anthropicMessage struct {
@@ -132,6 +138,13 @@ func decodeAnthropic(body []byte) (*chat.Request, []string, error) {
 	if err := decodeAnthropicToolChoice(in.ToolChoice, req); err != nil {
 		return nil, nil, err
 	}
+	format := in.OutputFormat
+	if in.OutputConfig != nil && len(in.OutputConfig.Format) > 0 {
+		format = in.OutputConfig.Format
+	}
+	if req.ResponseFormat, err = decodeAnthropicOutputFormat(format); err != nil {
+		return nil, nil, err
+	}
 	if th := in.Thinking; th != nil {
 		switch th.Type {
 		case "enabled":
@@ -192,6 +205,26 @@ func blocks(raw json.RawMessage, where string) ([]anthropicInBlock, error) {
 
 // joinText joins the texts of consecutive text blocks; separate blocks are
 // separate paragraphs.
+// decodeAnthropicOutputFormat reads a structured-outputs format into the
+// same constraint as OpenAI's response_format.
+func decodeAnthropicOutputFormat(raw json.RawMessage) (*chat.ResponseFormat, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var f struct {
+		Type   string          `json:"type"`
+		Schema json.RawMessage `json:"schema"`
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return nil, &requestError{msg: "output_config.format: " + err.Error(), param: "output_config"}
+	}
+	if f.Type != "json_schema" || len(bytes.TrimSpace(f.Schema)) == 0 {
+		return nil, &requestError{msg: `output_config.format: want {"type": "json_schema", "schema": {...}}`, param: "output_config"}
+	}
+	return &chat.ResponseFormat{Type: "json_schema", Schema: f.Schema, Strict: true}, nil
+}
+
 func joinText(parts []string) string { return strings.Join(parts, "\n\n") }
 
 func (d *anthropicDecoder) systemText(raw json.RawMessage) (string, error) {

@@ -74,3 +74,25 @@ func toJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// Anthropic structured outputs (output_config.format, and the beta's
+// output_format) constrain the answer like OpenAI's response_format.
+func TestAnthropicStructuredOutputs(t *testing.T) {
+	rt := qwenRuntime(backend.Chunk{Text: `{"city":"Paris"}`}, backend.Chunk{FinishReason: chat.FinishStop})
+	ts := newFakeGateway(t, Config{}, rt)
+	const schema = `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`
+	for i, field := range []string{`"output_config":{"format":{"type":"json_schema","schema":` + schema + `}}`, `"output_format":{"type":"json_schema","schema":` + schema + `}`} {
+		resp := post(t, ts.URL+"/v1/messages", `{"model":"qwen","max_tokens":50,"messages":[{"role":"user","content":"Where?"}],`+field+`}`)
+		v := decodeBody(t, resp)
+		if resp.StatusCode != 200 || path(v, "content", 0, "text") != `{"city":"Paris"}` {
+			t.Errorf("%s: %d %v", field, resp.StatusCode, v)
+		}
+		if got := string(rt.completes[i].JSONSchema); got != schema {
+			t.Errorf("%s: the runtime got schema %q", field, got)
+		}
+	}
+	resp := post(t, ts.URL+"/v1/messages", `{"model":"qwen","max_tokens":50,"messages":[{"role":"user","content":"Where?"}],"output_config":{"format":{"type":"yaml"}}}`)
+	if v := decodeBody(t, resp); resp.StatusCode != 400 || !strings.Contains(path(v, "error", "message").(string), "output_config.format") {
+		t.Errorf("bad format: %d %v", resp.StatusCode, v)
+	}
+}
