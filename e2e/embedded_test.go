@@ -169,3 +169,28 @@ func TestEmbeddedAnthropicStreamInputTokens(t *testing.T) {
 		t.Errorf("input tokens: %d in message_start, %d in message_delta", start, final)
 	}
 }
+
+// count_tokens answers for the embedded engine's model, from the GGUF's own
+// template and tokenizer, and equals the prompt tokens the engine counts for
+// the same request.
+func TestEmbeddedCountTokens(t *testing.T) {
+	base, model := startEmbedded(t)
+	cl := anthropic.NewClient(aoption.WithBaseURL(base), aoption.WithAPIKey("unused"), aoption.WithMaxRetries(0))
+	ctx := context.Background()
+	msgs := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("Weather in Paris?"))}
+	tools := []anthropic.ToolUnionParam{{OfTool: &anthropic.ToolParam{Name: "get_weather",
+		InputSchema: anthropic.ToolInputSchemaParam{Properties: map[string]any{"city": map[string]any{"type": "string"}}}}}}
+	count, err := cl.Messages.CountTokens(ctx, anthropic.MessageCountTokensParams{Model: anthropic.Model(model), Messages: msgs,
+		Tools: []anthropic.MessageCountTokensToolUnionParam{{OfTool: tools[0].OfTool}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := cl.Messages.New(ctx, anthropic.MessageNewParams{Model: anthropic.Model(model), MaxTokens: 64, Messages: msgs, Tools: tools})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := msg.Usage.InputTokens + msg.Usage.CacheReadInputTokens
+	if count.InputTokens == 0 || count.InputTokens != prompt {
+		t.Errorf("count_tokens %d, the engine's prompt %d (%d evaluated, %d cached)", count.InputTokens, prompt, msg.Usage.InputTokens, msg.Usage.CacheReadInputTokens)
+	}
+}

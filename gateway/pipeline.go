@@ -197,7 +197,7 @@ func (x *exchange) startOwn(ctx context.Context) (backend.Stream, error) {
 			return nil, err
 		}
 	}
-	if st.tok != nil {
+	if st.tok != nil && x.rt.up.be.Kind() == backend.Ollama {
 		if creq.ContextLength, err = x.contextFor(st.tok.Count(creq.Prompt)); err != nil {
 			return nil, err
 		}

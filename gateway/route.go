@@ -52,7 +52,8 @@ type modelState struct {
 	bos, eos       string
 	contextLength  int
 	// tok counts the rendered prompt's tokens as the runtime will; nil when
-	// the model's tokenizer is not at hand (only Ollama needs it: num_ctx).
+	// the model's GGUF is not at hand. Ollama's num_ctx needs it; every
+	// runtime's count_tokens and make-up use it.
 	tok *tokenize.Tokenizer
 	// why explains, for the trace, how the template and family were chosen.
 	why []string
@@ -202,6 +203,26 @@ func (s *Server) prepare(ctx context.Context, u *upstream, model string) *modelS
 	return st
 }
 
+// loadTokenizer reads the model's tokenizer from its GGUF, as the runtime
+// reads it (Ollama and llama.cpp differ on a few control-looking tokens), for
+// count_tokens, the prompt's make-up and Ollama's num_ctx.
+func loadTokenizer(kind backend.Kind, path string, st *modelState) *tokenize.Tokenizer {
+	rt := tokenize.LlamaCpp
+	if kind == backend.Ollama {
+		rt = tokenize.Ollama
+	}
+	tok, err := tokenize.FromGGUFFor(path, rt)
+	if err != nil {
+		why := "the model's tokenizer could not be loaded (no count_tokens or make-up for it): " + err.Error()
+		if kind == backend.Ollama {
+			why = "the model's tokenizer could not be loaded, so num_ctx is left to Ollama: " + err.Error()
+		}
+		st.why = append(st.why, why)
+		return nil
+	}
+	return tok
+}
+
 // findTemplate looks for the model's Jinja chat template: a configured file,
 // then what the runtime exposes, then the GGUF in the runtime's store.
 func (s *Server) findTemplate(ctx context.Context, u *upstream, model string, st *modelState) {
@@ -230,14 +251,12 @@ func (s *Server) findTemplate(ctx context.Context, u *upstream, model string, st
 			st.why = append(st.why, fmt.Sprintf("model file %s: %v", info.GGUFPath, err))
 			return
 		}
-		if u.be.Kind() == backend.Ollama {
-			if st.tok, err = tokenize.FromGGUF(info.GGUFPath); err != nil {
-				st.why = append(st.why, "the model's tokenizer could not be loaded, so num_ctx is left to Ollama: "+err.Error())
-			}
-		}
 	default:
 		st.why = append(st.why, "the runtime exposes no chat template for this model and none is configured")
 		return
+	}
+	if info.GGUFPath != "" {
+		st.tok = loadTokenizer(u.be.Kind(), info.GGUFPath, st)
 	}
 	if src.Text == "" {
 		st.why = append(st.why, "the template source holds only named templates")

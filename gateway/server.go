@@ -139,6 +139,16 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/responses/{id}", s.handleGetResponse)
 	s.mux.HandleFunc("DELETE /v1/responses/{id}", s.handleDeleteResponse)
 	s.mux.HandleFunc("POST /v1/messages/count_tokens", s.handleCountTokens)
+	// The Ollama-compatible front (ollamafront.go).
+	s.mux.HandleFunc("POST /api/chat", s.serveChat(ollamaDialect(false)))
+	s.mux.HandleFunc("POST /api/generate", s.serveChat(ollamaDialect(true)))
+	s.mux.HandleFunc("GET /api/tags", s.handleOllamaTags)
+	s.mux.HandleFunc("GET /api/ps", s.handleOllamaPS)
+	s.mux.HandleFunc("POST /api/show", s.handleOllamaShow)
+	s.mux.HandleFunc("POST /api/pull", s.handleOllamaPull)
+	s.mux.HandleFunc("GET /api/version", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"version": ollamaAPIVersion})
+	})
 	s.mux.HandleFunc("GET /v1/models", s.handleModels)
 	s.mux.HandleFunc("GET /v1/models/{id...}", s.handleModel)
 	s.mux.HandleFunc("GET /v1/dragoman/requests/{id}", s.handleTrace)
