@@ -72,20 +72,7 @@ func TestEmbeddedStructuredOutputs(t *testing.T) {
 
 // str walks a decoded JSON value to a string.
 func str(v any, steps ...any) string {
-	for _, s := range steps {
-		switch k := s.(type) {
-		case string:
-			m, _ := v.(map[string]any)
-			v = m[k]
-		case int:
-			a, _ := v.([]any)
-			if k >= len(a) {
-				return ""
-			}
-			v = a[k]
-		}
-	}
-	s, _ := v.(string)
+	s, _ := path(v, steps...).(string)
 	return s
 }
 

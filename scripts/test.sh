@@ -7,8 +7,9 @@
 #
 # Set-up (each step cached, so a second run takes seconds; see .ci/):
 #   Ollama built from the Go module proxy (7-16 min the first time),
-#   the tokenizer reference vectors and llama.cpp's prebuilt libraries from
-#   npm, Chromium from Debian. Outside CI a step that fails is reported and
+#   the tokenizer reference vectors, llama.cpp's prebuilt libraries and the
+#   npm clients the end-to-end tests drive (ollama, openai) from npm, Chromium
+#   from Debian. Outside CI a step that fails is reported and
 #   the tests that need it skip, each with its reason in the summary; with
 #   CI=true a failed step fails the run.
 #
@@ -72,6 +73,7 @@ if [ "$setup" = 1 ]; then
   step "tokenizer reference vectors (scripts/tokenizer-refs.sh)" DRAGOMAN_TOKENIZER_REFS -d bash scripts/tokenizer-refs.sh
   step "llama.cpp libraries for the embedded engine (.ci/llamalib.sh)" DRAGOMAN_LLAMA_LIB -d .ci/llamalib.sh
   step "Chromium for the trace page's browser test (.ci/chromium.sh)" DRAGOMAN_CHROMIUM -x .ci/chromium.sh
+  step "the npm clients the end-to-end tests drive: ollama, openai (.ci/npmclients.sh)" DRAGOMAN_NPM_CLIENTS -d .ci/npmclients.sh
   python3 -c 'import jinja2' 2>/dev/null || say "warning: python3 with Jinja2 is missing: the differential tests against the reference renderer will skip"
   if [ "$ci" = 1 ] && [ ${#failed_setup[@]} -gt 0 ]; then
     say "set-up failed in CI: ${failed_setup[*]}"; exit 1
