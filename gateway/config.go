@@ -34,6 +34,11 @@ type Config struct {
 	// Now pins the clock templates see (strftime_now), as an ISO-8601 time;
 	// empty means the real clock. For reproducible prompts in tests.
 	Now string `json:"now,omitempty"`
+	// MaxOutputTokens is the output limit of a request that sets none; 0
+	// leaves it to the runtime, which may generate until the context ends.
+	// Agents that never send a limit (Codex CLI) then cannot hold a runtime
+	// with a model that does not stop.
+	MaxOutputTokens int `json:"max_output_tokens,omitempty"`
 	// Responses bounds the store of Responses API answers kept for
 	// previous_response_id and GET /v1/responses/{id}.
 	Responses ResponsesStore `json:"responses,omitzero"`

@@ -108,6 +108,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, d *dialect, rec *t
 		return failed(err)
 	}
 	rec.Model = req.Model
+	if req.MaxTokens == 0 && s.cfg.MaxOutputTokens > 0 {
+		req.MaxTokens = s.cfg.MaxOutputTokens
+		rec.Decide(fmt.Sprintf("the request sets no output limit: max_output_tokens %d, as configured", req.MaxTokens))
+	}
 	out := d.respond(w, req, state)
 	if err := s.run(r.Context(), req, rec, out); err != nil {
 		if out.begun() {

@@ -504,6 +504,10 @@ func TestTracePage(t *testing.T) {
 	if strings.Contains(page, "<tool_call>") {
 		t.Error("model output reached the page unescaped")
 	}
+	index := decodeBody(t, get(t, ts.URL+"/v1/dragoman/requests"))
+	if path(index, "requests", 0, "id") != id || path(index, "requests", 0, "calls") != 1.0 || path(index, "requests", 0, "api") != "openai" {
+		t.Errorf("trace index %v", index)
+	}
 	list, _ := io.ReadAll(get(t, ts.URL+"/dragoman/").Body)
 	if !strings.Contains(string(list), `href="/dragoman/requests/`+id+`"`) {
 		t.Errorf("the list does not link the request:\n%s", list)

@@ -79,6 +79,9 @@ func New(cfg Config, hooks Hooks) (*Server, error) {
 		return nil, fmt.Errorf("now: %w", err)
 	}
 	s.now = now
+	if cfg.MaxOutputTokens < 0 {
+		return nil, fmt.Errorf("max_output_tokens %d: want 0 (the runtime's default) or a positive limit", cfg.MaxOutputTokens)
+	}
 	for _, u := range cfg.Upstreams {
 		if u.URL == "" {
 			return nil, fmt.Errorf("upstream %q has no url", u.Name)
@@ -151,6 +154,7 @@ func (s *Server) routes() {
 	})
 	s.mux.HandleFunc("GET /v1/models", s.handleModels)
 	s.mux.HandleFunc("GET /v1/models/{id...}", s.handleModel)
+	s.mux.HandleFunc("GET /v1/dragoman/requests", s.handleTraceIndex)
 	s.mux.HandleFunc("GET /v1/dragoman/requests/{id}", s.handleTrace)
 	s.mux.HandleFunc("GET /dragoman/requests/{id}", s.handleTracePage)
 	s.mux.HandleFunc("GET /dragoman/{$}", s.handleTraceList)
@@ -364,6 +368,33 @@ func (s *Server) handleModel(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeOpenAIError(w, http.StatusNotFound, "model_not_found", fmt.Sprintf("model %q not found", id), "model")
+}
+
+// traceSummary is one line of the trace index.
+type traceSummary struct {
+	ID           string    `json:"id"`
+	API          string    `json:"api"`
+	Model        string    `json:"model"`
+	Start        time.Time `json:"start"`
+	Runtime      string    `json:"runtime,omitempty"`
+	Mode         string    `json:"mode,omitempty"`
+	Format       string    `json:"format,omitempty"`
+	Calls        int       `json:"calls"`
+	Diagnostics  int       `json:"diagnostics"`
+	FinishReason string    `json:"finish_reason,omitempty"`
+	Error        string    `json:"error,omitempty"`
+}
+
+// handleTraceIndex lists the recent requests, the most recent first
+// (GET /v1/dragoman/requests): what the /dragoman/ page shows, as JSON.
+func (s *Server) handleTraceIndex(w http.ResponseWriter, r *http.Request) {
+	out := []traceSummary{}
+	for _, rec := range s.traces.Recent(s.cfg.TraceSize) {
+		out = append(out, traceSummary{ID: rec.ID, API: rec.API, Model: rec.Model, Start: rec.Start, Runtime: rec.Runtime,
+			Mode: rec.Mode, Format: rec.Format, Calls: len(rec.Calls), Diagnostics: len(rec.Diagnostics),
+			FinishReason: rec.FinishReason, Error: rec.Error})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"requests": out})
 }
 
 // handleTrace returns one request's trace.

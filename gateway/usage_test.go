@@ -96,3 +96,21 @@ func TestAnthropicStructuredOutputs(t *testing.T) {
 		t.Errorf("bad format: %d %v", resp.StatusCode, v)
 	}
 }
+
+// A configured output limit applies to requests that set none, with a
+// decision; a request's own limit stands.
+func TestConfiguredOutputLimit(t *testing.T) {
+	rt := qwenRuntime(backend.Chunk{Text: "ok"}, backend.Chunk{FinishReason: chat.FinishStop})
+	ts := newFakeGateway(t, Config{MaxOutputTokens: 300}, rt)
+	resp := post(t, ts.URL+"/v1/responses", `{"model":"qwen","input":"Hi"}`)
+	post(t, ts.URL+"/v1/chat/completions", chatBody(`"max_tokens":7`)).Body.Close()
+	if rt.completes[0].MaxTokens != 300 || rt.completes[1].MaxTokens != 7 {
+		t.Errorf("max tokens %d and %d, want 300 and 7", rt.completes[0].MaxTokens, rt.completes[1].MaxTokens)
+	}
+	if rec := traceOf(t, ts, ts.URL, resp.Header.Get("X-Dragoman-Request-Id")); !decided(rec, "max_output_tokens 300, as configured") {
+		t.Errorf("decisions %v", rec.Decisions)
+	}
+	if _, err := New(Config{MaxOutputTokens: -1}, Hooks{}); err == nil {
+		t.Error("a negative limit is accepted")
+	}
+}

@@ -8,15 +8,15 @@
 # Set-up (each step cached, so a second run takes seconds; see .ci/):
 #   Ollama built from the Go module proxy (7-16 min the first time),
 #   the tokenizer reference vectors, llama.cpp's prebuilt libraries and the
-#   npm clients the end-to-end tests drive (ollama, openai) from npm, Chromium
-#   from Debian. Outside CI a step that fails is reported and
+#   npm clients and coding-agent CLIs the end-to-end tests drive (ollama,
+#   openai, Codex CLI, Claude Code) from npm, Chromium from Debian. Outside CI a step that fails is reported and
 #   the tests that need it skip, each with its reason in the summary; with
 #   CI=true a failed step fails the run.
 #
 # Tiers, each with its own time budget (go test -timeout, per package):
 #   checks    go vet and gofmt
-#   default   go test ./... with everything set up; sampling tests draw a
-#             handful of samples (TEST_TIMEOUT, default 20m)
+#   default   go test ./... with everything set up, but for the sampling
+#             tests (TEST_TIMEOUT, default 20m)
 #   sampling  the sampling tests again with their full counts, 50-150
 #             samples each (DRAGOMAN_SAMPLES=full; SAMPLING_TIMEOUT, 30m)
 # Each tier prints every package's wall time, the slowest tests and every
@@ -74,6 +74,7 @@ if [ "$setup" = 1 ]; then
   step "llama.cpp libraries for the embedded engine (.ci/llamalib.sh)" DRAGOMAN_LLAMA_LIB -d .ci/llamalib.sh
   step "Chromium for the trace page's browser test (.ci/chromium.sh)" DRAGOMAN_CHROMIUM -x .ci/chromium.sh
   step "the npm clients the end-to-end tests drive: ollama, openai (.ci/npmclients.sh)" DRAGOMAN_NPM_CLIENTS -d .ci/npmclients.sh
+  step "the coding-agent CLIs the end-to-end tests drive: Codex CLI, Claude Code (.ci/agentclis.sh)" DRAGOMAN_AGENT_CLIS -d .ci/agentclis.sh
   python3 -c 'import jinja2' 2>/dev/null || say "warning: python3 with Jinja2 is missing: the differential tests against the reference renderer will skip"
   if [ "$ci" = 1 ] && [ ${#failed_setup[@]} -gt 0 ]; then
     say "set-up failed in CI: ${failed_setup[*]}"; exit 1
@@ -104,8 +105,11 @@ tier() {
   say "   tier $name done in $(elapsed "$t0")"
 }
 
-tier default "${TEST_TIMEOUT:-20m}" -- ./...
-tier sampling "${SAMPLING_TIMEOUT:-30m}" DRAGOMAN_SAMPLES=full -- -run '^(TestForcedCallOnOllama|TestEmbeddedForcedCalls|TestEmbeddedStructuredOutputs|TestRequiredCallsOnLlamaServer)$' ./e2e
+# The sampling tests run once, in the sampling tier, with their full counts
+# (plain go test ./... runs them with a handful).
+sampling='^(TestForcedCallOnOllama|TestEmbeddedForcedCalls|TestEmbeddedStructuredOutputs|TestRequiredCallsOnLlamaServer)$'
+tier default "${TEST_TIMEOUT:-20m}" -- -skip "$sampling" ./...
+tier sampling "${SAMPLING_TIMEOUT:-30m}" DRAGOMAN_SAMPLES=full -- -run "$sampling" ./e2e
 
 # The closing count of all tiers.
 total() { awk -v w="$1" '/^[a-z]+: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$/ { n += $(w) } END { print n + 0 }' "$work"/*.out; }

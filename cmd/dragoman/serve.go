@@ -55,6 +55,7 @@ func runServe(args []string, e *env) int {
 	mode := fs.String("mode", "", "own or relay, for the -upstream runtimes (default: own where the runtime takes raw prompts)")
 	noDiscover := fs.Bool("no-discover", false, "do not probe the default local ports for runtimes")
 	now := fs.String("now", "", "pin the clock templates see, as an ISO-8601 time (for reproducible prompts)")
+	maxOutput := fs.Int("max-output-tokens", 0, "the output limit of requests that set none (agents such as Codex never do); 0 leaves it to the runtime")
 	var models modelFlags
 	fs.Var(&models, "model", "a GGUF file to run in this process with the embedded llama.cpp engine, served as its base name without .gguf; repeatable")
 	ctxSize := fs.Int("ctx", llamacpp.DefaultContext, "context size in tokens for each -model (at most what the model was trained for)")
@@ -62,9 +63,10 @@ func runServe(args []string, e *env) int {
 	noReuse := fs.Bool("no-prompt-reuse", false, "start every request to a -model from an empty KV cache (reproducible seeded sampling; slower on resent conversations)")
 	llamaLib := fs.String("llama-lib", "", "directory holding llama.cpp's libraries for -model (default $"+llamacpp.EnvLib+", then ~/.cache/dragoman/llama-lib, then beside the executable)")
 	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "usage: dragoman serve [-listen ADDR] [-config FILE] [-upstream [KIND=]URL]... [-mode own|relay] [-no-discover]")
+		fmt.Fprintln(e.stderr, "usage: dragoman serve [-listen ADDR] [-config FILE] [-upstream [KIND=]URL]... [-mode own|relay] [-no-discover] [-max-output-tokens N]")
 		fmt.Fprintln(e.stderr, "                      [-model FILE.gguf]... [-ctx N] [-threads N] [-no-prompt-reuse] [-llama-lib DIR]")
-		fmt.Fprintln(e.stderr, "\nServes OpenAI Chat Completions (/v1/chat/completions) and Anthropic Messages (/v1/messages) over")
+		fmt.Fprintln(e.stderr, "\nServes OpenAI Chat Completions (/v1/chat/completions), OpenAI Responses (/v1/responses), Anthropic")
+		fmt.Fprintln(e.stderr, "Messages (/v1/messages) and Ollama's API (/api/chat, /api/generate, /api/tags, …) over")
 		fmt.Fprintln(e.stderr, "the local runtimes it finds on their default ports, or the ones given, and over GGUF files run in")
 		fmt.Fprintln(e.stderr, "this process (-model; llama.cpp's libraries from npm "+llamacpp.NPMPackage+"). The client key, if")
 		fmt.Fprintln(e.stderr, "any, is read from $DRAGOMAN_API_KEY.")
@@ -99,6 +101,9 @@ func runServe(args []string, e *env) int {
 	cfg.NoDiscover = cfg.NoDiscover || *noDiscover
 	if *now != "" {
 		cfg.Now = *now
+	}
+	if *maxOutput != 0 {
+		cfg.MaxOutputTokens = *maxOutput
 	}
 	// The engine: the config file's, flags adding models and overriding the rest.
 	eo := llamacpp.Options{LibDir: cfg.Engine.LlamaLib, Models: append(cfg.Engine.Models, models...), ContextSize: cfg.Engine.Context,
