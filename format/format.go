@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"unsafe"
 
 	"github.com/dragoman-dev/dragoman/chat"
@@ -148,10 +149,17 @@ func register(f *Family) {
 	}
 }
 
-// Lookup finds a family by canonical name or alias.
+// Lookup finds a family by canonical name or alias, in any case.
 func Lookup(name string) (*Family, bool) {
-	f, ok := registry[name]
-	return f, ok
+	if f, ok := registry[name]; ok {
+		return f, true
+	}
+	for key, f := range registry {
+		if strings.EqualFold(key, name) {
+			return f, true
+		}
+	}
+	return nil, false
 }
 
 // Families lists the registered families by canonical id.

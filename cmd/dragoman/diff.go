@@ -33,13 +33,14 @@ with another template (the model's name mapped to FILE).
 
 Prints a unified diff per field and a verdict: "same", "prompt differs",
 "parser gap" (one side returned calls, the other left the call as text),
-"completion differs" or "answer differs"; --json prints one object instead.
+"completion differs", "answer differs", or "error" (a side failed: its error
+names the address it tried); --json prints one object instead.
 Exit status: 0 when the answers agree, 1 when they differ, 2 on usage errors.
 
 --samples N asks each side N times (seeds seed, seed+1, …: at a temperature
 above 0 one answer says little) and compares rates: answers with a parsed
 call, with a call left as text (a tool's name in the answer, no call parsed),
-and errors. The verdict is "prompt differs", "parser gap" (the call rates
+and errors. The verdict is "error" (every sample of a side failed), "prompt differs", "parser gap" (the call rates
 differ, Fisher's exact test p < 0.05, and the side with fewer calls left some
 as text), "call rates differ", or "same" (within sampling noise).
 
@@ -345,6 +346,10 @@ func compareSides(rep *diffReport) {
 	cmp("content", a.Content, b.Content, true)
 	cmp("error", a.Error, b.Error, true)
 	switch {
+	case a.Error != "" || b.Error != "":
+		// A side that failed says nothing about its runtime's answer: two
+		// failures are not the same answer.
+		rep.Verdict = "error"
 	case rep.Fields["prompt"] == "differs":
 		rep.Verdict = "prompt differs"
 	case rep.Fields["prompt"] == "unknown" && rep.Fields["prompt_tokens"] == "differs":

@@ -203,3 +203,25 @@ func TestDiffSamples(t *testing.T) {
 		t.Errorf("report: status %d\n%s%s", r.status, r.stdout, r.stderr)
 	}
 }
+
+// Two sides with nothing listening are not "the same": the verdict is
+// "error", the exit status 1, and the error names the address tried; with
+// --json and with --samples too.
+func TestDiffDeadSides(t *testing.T) {
+	req := write(t, t.TempDir(), "req.json", diffRequest)
+	dead := "http://127.0.0.1:1"
+	r := dragoman(t, "", nil, "diff", "--request", req, "openai="+dead+"@relay", "openai="+dead+"@relay")
+	if r.status != 1 || !strings.Contains(r.stdout, "verdict: error") || !strings.Contains(r.stdout+r.stderr, "127.0.0.1:1") {
+		t.Errorf("text: status %d\n%s%s", r.status, r.stdout, r.stderr)
+	}
+	r = dragoman(t, "", nil, "diff", "--request", req, "--json", "openai="+dead+"@relay", "openai="+dead+"@relay")
+	var rep diffReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.status != 1 || rep.Verdict != "error" {
+		t.Errorf("--json: status %d, %q %v", r.status, r.stdout, err)
+	}
+	r = dragoman(t, "", nil, "diff", "--request", req, "--samples", "2", "--json", "openai="+dead+"@relay", "openai="+dead+"@relay")
+	var srep samplesReport
+	if err := json.Unmarshal([]byte(r.stdout), &srep); err != nil || r.status != 1 || srep.Verdict != "error" {
+		t.Errorf("--samples: status %d, %q %v", r.status, r.stdout, err)
+	}
+}

@@ -85,7 +85,8 @@ func runSamples(specs []string, templates [2]string, req map[string]json.RawMess
 	return rep, nil
 }
 
-// compareSamples sets the p-value and the verdict: "prompt differs" as for
+// compareSamples sets the p-value and the verdict: "error" when every sample
+// of a side failed; "prompt differs" as for
 // one answer; "parser gap" when the call rates differ and the side with
 // fewer calls left some as text; "call rates differ" when they differ
 // otherwise; "same" when the difference is within sampling noise (p ≥ 0.05).
@@ -97,6 +98,8 @@ func compareSamples(rep *samplesReport) {
 		fewer = a
 	}
 	switch {
+	case a.Errors == a.Samples || b.Errors == b.Samples:
+		rep.Verdict = "error" // a side that never answered compares with nothing
 	case a.Prompt != "" && b.Prompt != "" && a.Prompt != b.Prompt,
 		(a.Prompt == "" || b.Prompt == "") && a.PromptTokens > 0 && b.PromptTokens > 0 && a.PromptTokens != b.PromptTokens:
 		rep.Verdict = "prompt differs"

@@ -28,7 +28,8 @@ var commands = []command{
 	{"count", "a prompt's make-up in tokens: system prompt, each tool, each message, the template's scaffolding", runCount},
 	{"inspect", "show what would be sent to a runtime for a model and tools: format, constraint, request", runInspect},
 	{"diff", "send one request to two runtimes, models or modes and compare prompt, completion and parsed calls", runDiff},
-	{"serve", "the gateway: OpenAI and Anthropic APIs over the local runtimes", runServe},
+	{"serve", "the gateway: OpenAI, Anthropic and Ollama APIs over the local runtimes and GGUF files", runServe},
+	{"version", "the module version and the revision this binary was built from", runVersion},
 }
 
 func main() {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/dragoman-dev/dragoman/chat"
 	"github.com/dragoman-dev/dragoman/format"
@@ -112,7 +113,11 @@ func parserFor(req parseRequest) (*format.Family, format.Options, error) {
 	case req.Format != "":
 		f, ok := format.Lookup(req.Format)
 		if !ok {
-			return nil, opts, fmt.Errorf("unknown format %q", req.Format)
+			var ids []string
+			for _, f := range format.Families() {
+				ids = append(ids, f.ID)
+			}
+			return nil, opts, fmt.Errorf("unknown format %q; the formats are: %s", req.Format, strings.Join(ids, ", "))
 		}
 		fam = f
 	case req.Template != "":

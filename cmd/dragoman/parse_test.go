@@ -52,6 +52,18 @@ func TestParseFormat(t *testing.T) {
 	}
 }
 
+// A format is found in any case; a wrong name lists the formats.
+func TestParseFormatNames(t *testing.T) {
+	p := decodeParsed(t, dragoman(t, "<tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>", nil, "parse", "--format", "HERMES"))
+	if len(p.ToolCalls) != 1 {
+		t.Errorf("HERMES: %+v", p)
+	}
+	r := dragoman(t, "", nil, "parse", "--format", "nosuch")
+	if r.status != 2 || !strings.Contains(r.stderr, "the formats are: ") || !strings.Contains(r.stderr, "hermes") || !strings.Contains(r.stderr, "qwen3-coder-xml") {
+		t.Errorf("nosuch: %+v", r)
+	}
+}
+
 func TestParseTemplateAndReasoning(t *testing.T) {
 	dir := t.TempDir()
 	// A template that renders calls the hermes way and leaves reasoning open.
