@@ -42,6 +42,8 @@ type fakeRuntime struct {
 	// listing after the first until it is closed (a slow runtime).
 	listings   int
 	modelsGate chan struct{}
+	// modelsErr fails every model listing: a runtime that is down.
+	modelsErr error
 }
 
 func (f *fakeRuntime) Kind() backend.Kind { return f.kind }
@@ -62,6 +64,9 @@ func (f *fakeRuntime) Models(ctx context.Context) ([]backend.Model, error) {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
+	}
+	if f.modelsErr != nil {
+		return nil, f.modelsErr
 	}
 	var out []backend.Model
 	for id := range f.models {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -152,6 +153,12 @@ func (s *Server) resolve(ctx context.Context, model string) ([]*route, error) {
 		}
 	}
 	if len(found) == 0 {
+		if down := s.unreachable(); len(down) > 0 {
+			// The model may be on a runtime that did not answer: that is the
+			// runtime's failure (502), which clients retry, not a model that
+			// does not exist (404), which they do not.
+			return nil, &upstreamError{status: http.StatusBadGateway, err: fmt.Errorf("model %q is not served by the runtimes that answered, and these did not answer: %s", model, strings.Join(down, "; "))}
+		}
 		return nil, &errModelNotFound{model: model, available: available}
 	}
 	down := make(map[*upstream]bool, len(found))
@@ -172,6 +179,26 @@ func (s *Server) resolve(ctx context.Context, model string) ([]*route, error) {
 		r.state = s.prepare(ctx, r.up, r.model)
 	}
 	return found, nil
+}
+
+// unreachable describes the configured upstreams that could not be set up
+// and the upstreams whose last model listing failed.
+func (s *Server) unreachable() []string {
+	s.mu.Lock()
+	var out []string
+	for _, err := range s.connectErrs {
+		out = append(out, err.Error())
+	}
+	ups := append(append([]*upstream(nil), s.configured...), s.discovered...)
+	s.mu.Unlock()
+	for _, u := range ups {
+		u.mu.Lock()
+		if u.listErr != nil {
+			out = append(out, fmt.Sprintf("%s: %v", u.name, u.listErr))
+		}
+		u.mu.Unlock()
+	}
+	return out
 }
 
 // prepare works out, once per model, its template and tool-call family.

@@ -1,7 +1,10 @@
 package gateway
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -112,5 +115,34 @@ func TestConfiguredOutputLimit(t *testing.T) {
 	}
 	if _, err := New(Config{MaxOutputTokens: -1}, Hooks{}); err == nil {
 		t.Error("a negative limit is accepted")
+	}
+}
+
+// With the only runtime down, a request is a 502 naming it (clients retry
+// those), not a 404 saying the model does not exist.
+func TestDownRuntimeIsABadGateway(t *testing.T) {
+	rt := qwenRuntime()
+	rt.modelsErr = errors.New("dial tcp 127.0.0.1:1: connect: connection refused")
+	ts := newFakeGateway(t, Config{}, rt)
+	for i := range 2 { // the first request and a later one alike
+		resp := post(t, ts.URL+"/v1/chat/completions", chatBody(""))
+		v := decodeBody(t, resp)
+		msg, _ := path(v, "error", "message").(string)
+		if resp.StatusCode != 502 || !strings.Contains(msg, "connection refused") || !strings.Contains(msg, "did not answer") {
+			t.Errorf("request %d: %d %v", i, resp.StatusCode, v)
+		}
+	}
+	// A configured upstream that cannot even be set up says so too.
+	s, err := New(Config{NoDiscover: true, Upstreams: []Upstream{{URL: "http://127.0.0.1:1"}}}, Hooks{
+		Connect: func(context.Context, Upstream) (backend.Backend, error) { return nil, errors.New("no runtime answers") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	resp := post(t, srv.URL+"/v1/messages", `{"model":"qwen","max_tokens":5,"messages":[{"role":"user","content":"Hi"}]}`)
+	if v := decodeBody(t, resp); resp.StatusCode != 502 || !strings.Contains(toJSON(t, v), "no runtime answers") {
+		t.Errorf("unconnectable upstream: %d %v", resp.StatusCode, v)
 	}
 }
