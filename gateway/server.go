@@ -11,8 +11,10 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -88,6 +90,12 @@ func New(cfg Config, hooks Hooks) (*Server, error) {
 		}
 		if u.Mode != "" && u.Mode != "own" && u.Mode != "relay" {
 			return nil, fmt.Errorf("upstream %s: mode %q: want own or relay", u.URL, u.Mode)
+		}
+		if err := checkUpstreamURL(u.URL); err != nil {
+			return nil, fmt.Errorf("upstream %q: %v", u.URL, err)
+		}
+		if !knownKind(backend.Kind(u.Kind)) {
+			return nil, fmt.Errorf("upstream %s: unknown runtime kind %q: want %s, or none to recognise it", u.URL, u.Kind, kindNames)
 		}
 	}
 	if s.hooks.Connect == nil {
@@ -298,6 +306,34 @@ var upstreamClient = &http.Client{Transport: func() http.RoundTripper {
 	t.MaxIdleConnsPerHost = 1024
 	return t
 }()}
+
+// kindNames lists the runtime kinds an upstream may name.
+const kindNames = "ollama, llama-server, lmstudio, vllm, sglang, mlx-lm or openai"
+
+// knownKind reports whether an upstream may name kind ("" means recognise
+// the runtime by probing it).
+func knownKind(kind backend.Kind) bool {
+	switch kind {
+	case "", backend.Ollama, backend.LlamaServer, backend.LMStudio, backend.VLLM, backend.SGLang, backend.MLX, backend.OpenAI:
+		return true
+	}
+	return false
+}
+
+// checkUpstreamURL refuses an upstream address the gateway could never
+// reach, at start rather than at the first request.
+func checkUpstreamURL(raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return fmt.Errorf("not a URL: %v", err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("want an http:// or https:// address, not %q", u.Scheme)
+	case u.Host == "" || strings.ContainsAny(u.Host, " \t"):
+		return errors.New("the address names no host")
+	}
+	return nil
+}
 
 // connectUpstream builds a configured upstream's backend, recognising the
 // runtime when the config does not name it.

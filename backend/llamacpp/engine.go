@@ -39,8 +39,10 @@ type Options struct {
 	// Models are GGUF files; each is served under its base name without
 	// ".gguf".
 	Models []string
-	// ContextSize is each model's context in tokens: DefaultContext when 0,
-	// and never more than the model was trained for.
+	// ContextSize is each model's context in tokens. 0 is DefaultContext,
+	// or what the model was trained for where that is less; a size above
+	// what a model was trained for is an error (llama.cpp would only cap it,
+	// and a request then meets the smaller context).
 	ContextSize int
 	// Threads for generation and prompt processing; 0 means half the
 	// CPUs, at least one (llama.cpp's threads spin while they wait for each
@@ -73,7 +75,8 @@ func New(opts Options) (*Engine, error) {
 	if opts.ContextSize < 0 || opts.Threads < 0 {
 		return nil, errors.New("context size and threads must not be negative")
 	}
-	if opts.ContextSize == 0 {
+	explicit := opts.ContextSize != 0
+	if !explicit {
 		opts.ContextSize = DefaultContext
 	}
 	if opts.Threads == 0 {
@@ -99,7 +102,7 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	for _, m := range e.models {
-		if err := m.load(opts.ContextSize, opts.Threads); err != nil {
+		if err := m.load(opts.ContextSize, opts.Threads, explicit); err != nil {
 			e.Close()
 			return nil, err
 		}

@@ -394,3 +394,23 @@ func TestUnloadableModel(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// A context above what the model was trained for is refused, with both
+// numbers; without a size the default is capped at the model's.
+func TestContextAboveTheModels(t *testing.T) {
+	dir := libDir(t)
+	toolcall := modelPath(t, "tiny-qwen3-toolcall.gguf")
+	_, err := New(Options{LibDir: dir, Models: []string{toolcall}, ContextSize: 8192, Threads: 1})
+	if err == nil || !strings.Contains(err.Error(), "trained for a context of 2048 tokens") || !strings.Contains(err.Error(), "-ctx 2048 or less") {
+		t.Errorf("8192 on a 2048-token model: %v", err)
+	}
+	e, err := New(Options{LibDir: dir, Models: []string{toolcall}, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ms, _ := e.Models(context.Background())
+	if len(ms) != 1 || ms[0].ContextLength != 2048 {
+		t.Errorf("default context: %+v, want the model's 2048 (below DefaultContext %d)", ms, DefaultContext)
+	}
+}

@@ -38,7 +38,7 @@ type model struct {
 	freeOnce sync.Once
 }
 
-func (m *model) load(ctxSize, threads int) error {
+func (m *model) load(ctxSize, threads int, explicit bool) error {
 	takeProblems()
 	mp := llamaModelDefaultParams()
 	mp.nGPULayers = 0 // the npm package's libraries are CPU-only
@@ -47,6 +47,11 @@ func (m *model) load(ctxSize, threads int) error {
 		return fmt.Errorf("model %s: llama.cpp could not load it: %s", m.path, orUnknown(takeProblems()))
 	}
 	if train := int(llamaModelNCtxTrain(m.m)); train > 0 && ctxSize > train {
+		if explicit {
+			llamaModelFree(m.m)
+			m.m = 0
+			return fmt.Errorf("model %s was trained for a context of %d tokens: a context of %d is more than it can use (give -ctx %d or less)", m.path, train, ctxSize, train)
+		}
 		ctxSize = train
 	}
 	cp := llamaContextDefaultParam()

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -85,6 +86,14 @@ func runServe(args []string, e *env) int {
 		}
 		cfg = c
 	}
+	switch {
+	case *mode != "" && *mode != "own" && *mode != "relay":
+		fmt.Fprintf(e.stderr, "dragoman serve: -mode %q: want own or relay\n", *mode)
+		return 2
+	case *mode != "" && len(ups) == 0:
+		fmt.Fprintln(e.stderr, "dragoman serve: -mode applies to the -upstream runtimes, and none is given (set a mode per upstream in the config file)")
+		return 2
+	}
 	for _, u := range ups {
 		u.Mode = *mode
 		cfg.Upstreams = append(cfg.Upstreams, u)
@@ -118,8 +127,8 @@ func runServe(args []string, e *env) int {
 			eo.LibDir = *llamaLib
 		}
 	})
-	if eo.ContextSize == 0 {
-		eo.ContextSize = llamacpp.DefaultContext
+	if n := runtime.NumCPU(); eo.Threads > n {
+		fmt.Fprintf(e.stderr, "dragoman: warning: %d threads for each model on %d CPUs: threads beyond the CPUs wait for each other (one run here went 50 times slower); give -threads %d or less\n", eo.Threads, n, n)
 	}
 	var hooks gateway.Hooks
 	if len(eo.Models) > 0 {

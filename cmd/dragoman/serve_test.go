@@ -35,3 +35,28 @@ func TestServeConfigEngine(t *testing.T) {
 		t.Errorf("misspelt field: status %d, stderr %q", r.status, r.stderr)
 	}
 }
+
+// Bad configuration is refused at start, each rule with its own words,
+// before anything listens; threads beyond the CPUs get a warning.
+func TestServeValidatesAtStart(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-upstream", "olama=http://127.0.0.1:11434"}, `unknown runtime kind "olama"`},
+		{[]string{"-upstream", "not a url"}, "not a URL"},
+		{[]string{"-upstream", "ftp://127.0.0.1:21"}, `want an http:// or https:// address`},
+		{[]string{"-upstream", "http://127.0.0.1:8080", "-mode", "foo"}, `-mode "foo": want own or relay`},
+		{[]string{"-mode", "relay"}, "-mode applies to the -upstream runtimes"},
+		{[]string{"-max-output-tokens", "-3"}, "max_output_tokens -3"},
+	} {
+		r := dragoman(t, "", nil, append([]string{"serve", "-listen", "127.0.0.1:0", "-no-discover"}, c.args...)...)
+		if r.status != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: status %d, stderr %q; want 2 and %q", c.args, r.status, r.stderr, c.want)
+		}
+	}
+	r := dragoman(t, "", nil, "serve", "-listen", "127.0.0.1:0", "-no-discover", "-model", filepath.Join(t.TempDir(), "none.gguf"), "-threads", "999")
+	if !strings.Contains(r.stderr, "warning: 999 threads") {
+		t.Errorf("threads beyond the CPUs: stderr %q", r.stderr)
+	}
+}
