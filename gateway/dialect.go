@@ -88,9 +88,27 @@ func (s *Server) serveChat(d *dialect) http.HandlerFunc {
 		s.metrics.started()
 		status := s.chat(w, r, d, rec)
 		rec.Timings.TotalMS = rec.Since()
+		rec.Status = status
+		s.logRequest(rec)
 		s.traces.Put(rec)
 		s.metrics.finished(d.api, status)
 	}
+}
+
+// logRequest writes the request's one log line, when the server logs.
+func (s *Server) logRequest(rec *trace.Record) {
+	if s.hooks.Log == nil {
+		return
+	}
+	attrs := []any{"id", rec.ID, "api", rec.API, "model", rec.Model, "upstream", rec.Upstream, "mode", rec.Mode,
+		"status", rec.Status, "prompt_tokens", rec.PromptTokens, "completion_tokens", rec.CompletionTokens,
+		"cached_tokens", rec.Timings.UpstreamCachedTokens, "ttft_ms", rec.Timings.FirstChunkMS, "total_ms", rec.Timings.TotalMS,
+		"calls", len(rec.Calls), "diagnostics", len(rec.Diagnostics), "finish", rec.FinishReason}
+	if rec.Error != "" {
+		s.hooks.Log.Warn("request", append(attrs, "error", rec.Error)...)
+		return
+	}
+	s.hooks.Log.Info("request", attrs...)
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request, d *dialect, rec *trace.Record) int {

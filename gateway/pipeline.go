@@ -526,6 +526,10 @@ func (x *exchange) pump(ctx context.Context, cancel context.CancelFunc, stream b
 	if usage.PromptTokens == 0 {
 		usage.PromptTokens = x.rec.PromptTokens // the runtime did not say; our count is exact
 	}
+	if x.rec.PromptTokens == 0 {
+		x.rec.PromptTokens = usage.PromptTokens
+	}
+	x.rec.CompletionTokens = usage.CompletionTokens
 	x.rec.FinishReason = string(finish)
 	if finish == chat.FinishStop {
 		x.stopSequence(stopped)

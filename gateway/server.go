@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -38,6 +39,10 @@ type Hooks struct {
 	// llama.cpp engine of `dragoman serve --model`). They are served as
 	// configured upstreams, before those of Config.Upstreams.
 	Backends []backend.Backend
+	// Log, when set, gets one line per request as it ends (log/slog: id,
+	// API, model, upstream, mode, status, tokens, timings, calls,
+	// diagnostics, error). Nil logs nothing.
+	Log *slog.Logger
 }
 
 // Server is the gateway. Create it with New; it is an http.Handler.
@@ -382,6 +387,46 @@ func (s *Server) modelList(ctx context.Context) []openAIModel {
 			out = append(out, openAIModel{ID: alias, Object: "model", OwnedBy: "dragoman"})
 		}
 	}
+	return out
+}
+
+// Found is one upstream as the gateway sees it: what Survey reports.
+type Found struct {
+	Name, Kind, URL string
+	// Mode is "own" where the runtime takes raw prompts (the model's template
+	// decides per model), else "relay"; or the mode configured.
+	Mode   string
+	Models []string
+	// Err is why the runtime could not be listed, or set up.
+	Err error
+}
+
+// Survey connects the configured upstreams, discovers the local runtimes as
+// the first request would, and lists each one's models: what serve prints
+// at start. The upstreams that could not be set up come last, with Err.
+func (s *Server) Survey(ctx context.Context) []Found {
+	var out []Found
+	for _, u := range s.upstreams(ctx) {
+		f := Found{Name: u.name, Kind: string(u.be.Kind()), URL: u.be.BaseURL(), Mode: u.cfg.Mode}
+		if f.Mode == "" {
+			f.Mode = "relay"
+			if u.be.CanComplete() {
+				f.Mode = "own"
+			}
+		}
+		for _, m := range s.models(ctx, u) {
+			f.Models = append(f.Models, m.ID)
+		}
+		u.mu.Lock()
+		f.Err = u.listErr
+		u.mu.Unlock()
+		out = append(out, f)
+	}
+	s.mu.Lock()
+	for _, err := range s.connectErrs {
+		out = append(out, Found{Err: err})
+	}
+	s.mu.Unlock()
 	return out
 }
 

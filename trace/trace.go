@@ -37,10 +37,15 @@ type Record struct {
 	// Prompt is the rendered prompt (own mode); Completion the raw output as
 	// the runtime sent it (own mode) or its content (relay mode).
 	Prompt string `json:"prompt,omitempty"`
-	// PromptTokens is the prompt's length in the model's tokens, where
-	// Dragoman counted it (0 otherwise).
-	PromptTokens int    `json:"prompt_tokens,omitempty"`
-	Completion   string `json:"completion"`
+	// PromptTokens is the prompt's length in the model's tokens, as
+	// Dragoman counted it, else as the runtime did (0 when neither did).
+	PromptTokens int `json:"prompt_tokens,omitempty"`
+	// CompletionTokens is the answer's length, as the runtime counted it.
+	CompletionTokens int `json:"completion_tokens,omitempty"`
+	// Status is the HTTP status the client got (200 for a stream that
+	// began, even if it broke off later: Error says so).
+	Status     int    `json:"status,omitempty"`
+	Completion string `json:"completion"`
 	// Calls are the tool calls handed to the client, whole.
 	Calls []chat.ToolCall `json:"calls,omitempty"`
 	// Diagnostics are the parser's and the pipeline's findings.

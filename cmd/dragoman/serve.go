@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -46,6 +48,42 @@ func (u *upstreamFlags) Set(v string) error {
 	return nil
 }
 
+// survey prints, once the gateway has looked, every runtime it found and
+// what it serves, and what to do when it found nothing to serve.
+func survey(srv *gateway.Server, noDiscover bool, w io.Writer) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	found := srv.Survey(ctx)
+	models := 0
+	for _, f := range found {
+		switch {
+		case f.Kind == "":
+			fmt.Fprintf(w, "dragoman: upstream not set up: %v\n", f.Err)
+		case f.Err != nil:
+			fmt.Fprintf(w, "dragoman: runtime %s at %s did not list its models: %v\n", f.Kind, f.URL, f.Err)
+		default:
+			models += len(f.Models)
+			fmt.Fprintf(w, "dragoman: runtime %s at %s, %s mode, %d model(s): %s\n", f.Kind, f.URL, f.Mode, len(f.Models), listed(f.Models, 8))
+		}
+	}
+	if models > 0 {
+		return
+	}
+	probed := "no runtime answered on the default ports (Ollama 11434, llama-server and mlx_lm.server 8080, LM Studio 1234, vLLM 8000, SGLang 30000)"
+	if noDiscover {
+		probed = "no model is served (the default ports are not probed: -no-discover)"
+	}
+	fmt.Fprintf(w, "dragoman: %s. Start a runtime, give one with -upstream URL, or run a GGUF file in this process with -model FILE.gguf (llama.cpp's libraries from npm %s)\n", probed, llamacpp.NPMPackage)
+}
+
+// listed is up to n names, then how many more.
+func listed(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
+}
+
 func runServe(args []string, e *env) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
@@ -56,6 +94,7 @@ func runServe(args []string, e *env) int {
 	mode := fs.String("mode", "", "own or relay, for the -upstream runtimes (default: own where the runtime takes raw prompts)")
 	noDiscover := fs.Bool("no-discover", false, "do not probe the default local ports for runtimes")
 	now := fs.String("now", "", "pin the clock templates see, as an ISO-8601 time (for reproducible prompts)")
+	logFormat := fs.String("log-format", "text", "the request log's format on stderr: text, json, or off")
 	maxOutput := fs.Int("max-output-tokens", 0, "the output limit of requests that set none (agents such as Codex never do); 0 leaves it to the runtime")
 	var models modelFlags
 	fs.Var(&models, "model", "a GGUF file to run in this process with the embedded llama.cpp engine, served as its base name without .gguf; repeatable")
@@ -131,6 +170,16 @@ func runServe(args []string, e *env) int {
 		fmt.Fprintf(e.stderr, "dragoman: warning: %d threads for each model on %d CPUs: threads beyond the CPUs wait for each other (one run here went 50 times slower); give -threads %d or less\n", eo.Threads, n, n)
 	}
 	var hooks gateway.Hooks
+	switch *logFormat {
+	case "text":
+		hooks.Log = slog.New(slog.NewTextHandler(e.stderr, nil))
+	case "json":
+		hooks.Log = slog.New(slog.NewJSONHandler(e.stderr, nil))
+	case "off":
+	default:
+		fmt.Fprintf(e.stderr, "dragoman serve: -log-format %q: want text, json or off\n", *logFormat)
+		return 2
+	}
 	if len(eo.Models) > 0 {
 		start := time.Now()
 		eng, err := llamacpp.New(eo)
@@ -158,7 +207,9 @@ func runServe(args []string, e *env) int {
 		return 1
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(e.stderr, "dragoman: serving OpenAI and Anthropic APIs on http://%s (/v1/chat/completions, /v1/responses, /v1/messages, /v1/models)\n", ln.Addr())
+	fmt.Fprintf(e.stderr, "dragoman: serving OpenAI, Anthropic and Ollama APIs on http://%s (/v1/chat/completions, /v1/responses, /v1/messages, /api/chat, /v1/models)\n", ln.Addr())
+	fmt.Fprintf(e.stderr, "dragoman: traces of each request at http://%s/dragoman/\n", ln.Addr())
+	go survey(srv, cfg.NoDiscover, e.stderr)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
