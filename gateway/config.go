@@ -19,6 +19,11 @@ type Config struct {
 	// APIKey, when set, is required from clients as "Authorization: Bearer
 	// KEY" or "x-api-key: KEY".
 	APIKey string `json:"api_key,omitempty"`
+	// AllowedHosts are the host names clients reach the gateway by, beyond
+	// loopback names and the listen address (a request for another Host, or
+	// from a page of another Origin, is refused: DNS rebinding). Empty on a
+	// gateway listening beyond loopback accepts any host.
+	AllowedHosts []string `json:"allowed_hosts,omitempty"`
 	// Upstreams are explicit runtimes; they come before discovered ones.
 	Upstreams []Upstream `json:"upstreams,omitempty"`
 	// NoDiscover turns off probing the default local ports.

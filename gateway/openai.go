@@ -77,6 +77,10 @@ func decodeOpenAI(body []byte) (*chat.Request, error) {
 	} else if in.MaxTokens != nil {
 		req.MaxTokens = *in.MaxTokens
 	}
+	if (in.MaxTokens != nil || in.MaxCompletionTokens != nil) && req.MaxTokens < 1 {
+		// Passed on, 0 and below mean "no limit" to most runtimes.
+		return nil, &requestError{msg: fmt.Sprintf("max_tokens must be at least 1, not %d", req.MaxTokens), param: "max_tokens"}
+	}
 	if in.StreamOptions != nil {
 		req.IncludeUsage = in.StreamOptions.IncludeUsage
 	}

@@ -294,6 +294,8 @@ func TestOpenAIRequestErrors(t *testing.T) {
 		{"bad tool_choice", chatBody(`"tool_choice":"sometimes"`), 400, "tool_choice"},
 		{"unknown named tool", chatBody(`"tool_choice":{"type":"function","function":{"name":"nope"}}`), 400, "tool_choice"},
 		{"unknown model", `{"model":"nope","messages":[{"role":"user","content":"hi"}]}`, 404, "model"},
+		{"negative max_tokens", chatBody(`"max_tokens":-5`), 400, "max_tokens"},
+		{"zero max_completion_tokens", chatBody(`"max_completion_tokens":0`), 400, "max_tokens"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			resp := post(t, ts.URL+"/v1/chat/completions", c.body)

@@ -194,8 +194,12 @@ func handleUnknownPath(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// ServeHTTP checks the client key, then dispatches.
+// ServeHTTP checks the host and origin (webguard.go) and the client key,
+// then dispatches.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.guard(w, r) {
+		return
+	}
 	if s.cfg.APIKey != "" && r.URL.Path != "/healthz" && !s.authorized(r) {
 		if strings.HasPrefix(r.URL.Path, "/v1/messages") {
 			writeAnthropicError(w, http.StatusUnauthorized, "authentication_error", "invalid or missing API key")
@@ -207,12 +211,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
+// authorized: the key as x-api-key, or as "Authorization: Bearer KEY" (the
+// scheme in any case, as RFC 9110 has it); a bare Authorization value is no
+// bearer token.
 func (s *Server) authorized(r *http.Request) bool {
 	key := r.Header.Get("x-api-key")
 	if key == "" {
-		key, _ = strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+		if !ok || !strings.EqualFold(scheme, "bearer") {
+			return false
+		}
+		key = strings.TrimSpace(token)
 	}
-	return subtle.ConstantTimeCompare([]byte(key), []byte(s.cfg.APIKey)) == 1
+	return key != "" && subtle.ConstantTimeCompare([]byte(key), []byte(s.cfg.APIKey)) == 1
 }
 
 // upstreams returns the configured upstreams, then the discovered ones that

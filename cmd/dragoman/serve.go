@@ -76,6 +76,12 @@ func survey(srv *gateway.Server, noDiscover bool, w io.Writer) {
 	fmt.Fprintf(w, "dragoman: %s. Start a runtime, give one with -upstream URL, or run a GGUF file in this process with -model FILE.gguf (llama.cpp's libraries from npm %s)\n", probed, llamacpp.NPMPackage)
 }
 
+// loopbackAddr reports whether a listening address is loopback only.
+func loopbackAddr(a net.Addr) bool {
+	ta, ok := a.(*net.TCPAddr)
+	return ok && ta.IP.IsLoopback()
+}
+
 // listed is up to n names, then how many more.
 func listed(names []string, n int) string {
 	if len(names) <= n {
@@ -206,7 +212,12 @@ func runServe(args []string, e *env) int {
 		fmt.Fprintln(e.stderr, "dragoman serve:", err)
 		return 1
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	// A client has 10 s to send its headers and a minute for its whole
+	// request; a kept-alive connection is closed after two idle minutes.
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
+	if !loopbackAddr(ln.Addr()) && srv.Config().APIKey == "" {
+		fmt.Fprintf(e.stderr, "dragoman: warning: listening on %s, beyond this machine, with no client key: anyone who can reach it can run the models and read every trace (set DRAGOMAN_API_KEY)\n", ln.Addr())
+	}
 	fmt.Fprintf(e.stderr, "dragoman: serving OpenAI, Anthropic and Ollama APIs on http://%s (/v1/chat/completions, /v1/responses, /v1/messages, /api/chat, /v1/models)\n", ln.Addr())
 	fmt.Fprintf(e.stderr, "dragoman: traces of each request at http://%s/dragoman/\n", ln.Addr())
 	go survey(srv, cfg.NoDiscover, e.stderr)
