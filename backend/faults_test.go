@@ -81,6 +81,8 @@ func dialects() []dialect {
 // chunks before a failure are kept, and the failure is an error, never a
 // panic or a silent normal end.
 func TestStreamFaults(t *testing.T) {
+	defer func(n int) { MaxLineBytes = n }(MaxLineBytes)
+	MaxLineBytes = 64 << 10 // the endless line below is three times this
 	type class struct {
 		name string
 		body func(d dialect) string
@@ -115,6 +117,12 @@ func TestStreamFaults(t *testing.T) {
 			func(t *testing.T, text string, finish chat.FinishReason, err error) {
 				if err == nil || errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(err.Error(), "not valid JSON") || text != "Hel" {
 					t.Errorf("text %q err %v, want the text then a JSON error", text, err)
+				}
+			}},
+		{"endless line", func(d dialect) string { return d.text("Hel") + strings.Repeat("x", 3*MaxLineBytes) },
+			func(t *testing.T, text string, finish chat.FinishReason, err error) {
+				if err == nil || !strings.Contains(err.Error(), "no end of line") || text != "Hel" {
+					t.Errorf("text %q err %v, want the text then the line limit", text, err)
 				}
 			}},
 		{"error object mid-stream", func(d dialect) string { return d.text("Hel") + d.errObj },

@@ -192,14 +192,33 @@ type lineReader struct {
 }
 
 func newLineReader(ctx context.Context, body io.ReadCloser) *lineReader {
-	// ReadBytes grows past the buffer for longer lines; most are short.
+	// A line longer than the buffer is gathered piece by piece (next);
+	// most are short.
 	return &lineReader{ctx: ctx, body: body, r: bufio.NewReaderSize(body, 4<<10)}
 }
+
+// MaxLineBytes bounds one line of a runtime's stream (an SSE event or an
+// NDJSON object): a runtime that sends an endless line is an error once the
+// line passes it, not memory that grows until the process dies. The longest
+// real lines are a whole call's arguments in one chunk.
+var MaxLineBytes = 16 << 20
 
 // next returns the next line without its end of line. io.EOF means the body
 // ended cleanly after the last line.
 func (l *lineReader) next() ([]byte, error) {
-	line, err := l.r.ReadBytes('\n')
+	var line []byte
+	var err error
+	for {
+		var frag []byte
+		frag, err = l.r.ReadSlice('\n')
+		line = append(line, frag...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			break
+		}
+		if len(line) > MaxLineBytes {
+			return nil, fmt.Errorf("a line of the runtime's stream passed %d bytes with no end of line: the stream is not what a runtime sends", MaxLineBytes)
+		}
+	}
 	if err != nil && !(errors.Is(err, io.EOF) && len(line) > 0) {
 		if cerr := l.ctx.Err(); cerr != nil {
 			return nil, cerr

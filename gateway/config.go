@@ -44,6 +44,8 @@ type Config struct {
 	// Agents that never send a limit (Codex CLI) then cannot hold a runtime
 	// with a model that does not stop.
 	MaxOutputTokens int `json:"max_output_tokens,omitempty"`
+	// Limits bound what a runtime can make the gateway wait for and hold.
+	Limits Limits `json:"limits,omitzero"`
 	// Responses bounds the store of Responses API answers kept for
 	// previous_response_id and GET /v1/responses/{id}.
 	Responses ResponsesStore `json:"responses,omitzero"`
@@ -51,6 +53,25 @@ type Config struct {
 	// engine from it; its flags -model, -ctx, -threads, -no-prompt-reuse and
 	// -llama-lib add to it or override it).
 	Engine Engine `json:"engine,omitzero"`
+}
+
+// Limits bound each request's wait for its runtime and what it keeps of
+// the answer. Zero fields take the defaults.
+type Limits struct {
+	// ResponseHeaderTimeout is how long a runtime may take to begin its
+	// answer (rendering, a model loading, the prompt's processing where the
+	// runtime does that first); default 5m. Past it the client gets a 504.
+	ResponseHeaderTimeout Duration `json:"response_header_timeout,omitempty"`
+	// IdleTimeout is how long a runtime may send nothing once its answer has
+	// begun; default 2m. Past it the answer ends as a break-off.
+	IdleTimeout Duration `json:"idle_timeout,omitempty"`
+	// MaxAnswerBytes bounds an answer's text and reasoning; default 64 MiB.
+	// Past it the runtime is cut off and the answer ends as a break-off,
+	// with everything up to there delivered.
+	MaxAnswerBytes int `json:"max_answer_bytes,omitempty"`
+	// MaxTraceBytes bounds the raw completion a trace keeps; default 8 MiB
+	// (the rest is counted, not kept).
+	MaxTraceBytes int `json:"max_trace_bytes,omitempty"`
 }
 
 // ResponsesStore bounds the Responses API's store (in memory only). An
@@ -170,6 +191,18 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ModelsTTL == 0 {
 		c.ModelsTTL = Duration(10 * time.Second)
+	}
+	if c.Limits.ResponseHeaderTimeout == 0 {
+		c.Limits.ResponseHeaderTimeout = Duration(5 * time.Minute)
+	}
+	if c.Limits.IdleTimeout == 0 {
+		c.Limits.IdleTimeout = Duration(2 * time.Minute)
+	}
+	if c.Limits.MaxAnswerBytes == 0 {
+		c.Limits.MaxAnswerBytes = 64 << 20
+	}
+	if c.Limits.MaxTraceBytes == 0 {
+		c.Limits.MaxTraceBytes = 8 << 20
 	}
 	if c.Responses.Max == 0 {
 		c.Responses.Max = 256

@@ -31,6 +31,9 @@ type fakeRuntime struct {
 	block  bool
 	// startErr fails the request before any chunk.
 	startErr error
+	// startBlock makes Complete and Chat wait for their context: a runtime
+	// that accepts a request and never begins its answer.
+	startBlock bool
 	// cancelled, when set, is closed once, by the first stream that sees
 	// its context cancelled while blocked.
 	cancelled     chan struct{}
@@ -89,6 +92,10 @@ func (f *fakeRuntime) Complete(ctx context.Context, req backend.CompleteRequest)
 	f.completes = append(f.completes, req)
 	if f.startErr != nil {
 		return nil, f.startErr
+	}
+	if f.startBlock {
+		<-ctx.Done()
+		return nil, ctx.Err()
 	}
 	return f.stream(ctx), nil
 }

@@ -36,10 +36,6 @@ type answer interface {
 	fail(err error) error
 }
 
-// idleTimeout is how long the pipeline waits for the upstream's next chunk
-// before giving up on it.
-const idleTimeout = 2 * time.Minute
-
 // requestError is a problem with the client's request: HTTP 400, or status
 // when set.
 type requestError struct {
@@ -75,6 +71,9 @@ type exchange struct {
 	pending         map[int]*chat.ToolCall
 	calls           int // calls delivered so far
 	begun           bool
+	// rawBytes counts the raw text received, answerBytes that and the
+	// runtime's own reasoning (limits.max_answer_bytes).
+	rawBytes, answerBytes int
 
 	// treq is the template request rendered (own mode), for the make-up.
 	treq *template.Request
@@ -95,7 +94,18 @@ func (s *Server) run(ctx context.Context, req *chat.Request, rec *trace.Record, 
 	for i, rt := range routes {
 		x := &exchange{s: s, req: req, rec: rec, out: out, pending: map[int]*chat.ToolCall{}, rt: rt}
 		rt.up.inFlight.Add(1)
+		// A runtime that accepts the request and never begins its answer
+		// would hold it forever: the wait has its own limit.
+		wait := time.Duration(s.cfg.Limits.ResponseHeaderTimeout)
+		header := time.AfterFunc(wait, cancel)
 		stream, err := x.start(ctx)
+		if !header.Stop() {
+			if stream != nil {
+				stream.Close()
+			}
+			rt.up.inFlight.Add(-1)
+			return &upstreamError{status: http.StatusGatewayTimeout, err: fmt.Errorf("%s did not begin its answer within %s (limits.response_header_timeout)", rt.up.name, wait)}
+		}
 		if err != nil {
 			rt.up.inFlight.Add(-1)
 			var ue *upstreamError
@@ -450,6 +460,8 @@ func responseSchema(rf *chat.ResponseFormat) json.RawMessage {
 
 // pump moves chunks from the upstream to the client until the stream ends.
 func (x *exchange) pump(ctx context.Context, cancel context.CancelFunc, stream backend.Stream) error {
+	limits := x.s.cfg.Limits
+	idleTimeout := time.Duration(limits.IdleTimeout)
 	idle := time.AfterFunc(idleTimeout, cancel)
 	defer idle.Stop()
 	if pc, ok := stream.(backend.PromptCounter); ok && x.rec.PromptTokens == 0 {
@@ -475,18 +487,27 @@ func (x *exchange) pump(ctx context.Context, cancel context.CancelFunc, stream b
 			break
 		}
 		if err != nil {
-			x.rec.Completion = raw.String()
+			x.rec.Completion = x.kept(&raw)
 			if ctx.Err() != nil && !idle.Stop() {
-				err = fmt.Errorf("the runtime sent nothing for %s", idleTimeout)
+				err = fmt.Errorf("the runtime sent nothing for %s (limits.idle_timeout)", idleTimeout)
 			}
 			return x.broken(err)
 		}
 		idle.Reset(idleTimeout)
+		x.answerBytes += len(chunk.Text) + len(chunk.Reasoning)
+		if x.answerBytes > limits.MaxAnswerBytes {
+			cancel() // the runtime stops generating
+			x.rec.Completion = x.kept(&raw)
+			return x.broken(fmt.Errorf("the answer passed %d bytes (limits.max_answer_bytes): the runtime was cut off there", limits.MaxAnswerBytes))
+		}
 		if first && (chunk.Text != "" || chunk.Reasoning != "" || len(chunk.Calls) > 0) {
 			first = false
 			x.rec.Timings.FirstChunkMS = x.rec.Since()
 		}
-		raw.WriteString(chunk.Text)
+		if room := limits.MaxTraceBytes - raw.Len(); room > 0 {
+			raw.WriteString(chunk.Text[:min(room, len(chunk.Text))])
+		}
+		x.rawBytes += len(chunk.Text)
 		if err := x.deliver(chunk); err != nil {
 			return err
 		}
@@ -502,7 +523,7 @@ func (x *exchange) pump(ctx context.Context, cancel context.CancelFunc, stream b
 			x.rt.state.rate.observe(t.PromptTokens, t.PromptMS)
 		}
 	}
-	x.rec.Completion = raw.String()
+	x.rec.Completion = x.kept(&raw)
 	if x.suffix != "" && x.parser != nil {
 		if err := x.events(x.parser.Feed(x.suffix)); err != nil {
 			return err
@@ -537,15 +558,24 @@ func (x *exchange) pump(ctx context.Context, cancel context.CancelFunc, stream b
 	return x.out.finish(finish, usage, x.rec.Diagnostics)
 }
 
+// kept is the raw completion the trace keeps: all of it, or its first
+// limits.max_trace_bytes and a note of what was not kept.
+func (x *exchange) kept(raw *strings.Builder) string {
+	if rest := x.rawBytes - raw.Len(); rest > 0 {
+		return raw.String() + fmt.Sprintf("\n[… %d more bytes not kept in the trace (limits.max_trace_bytes)]", rest)
+	}
+	return raw.String()
+}
+
 // broken ends an answer whose upstream failed mid-way: held-back text is
 // released first, so that nothing the model wrote is lost.
 func (x *exchange) broken(cause error) error {
 	if err := x.closeParser(); err != nil {
 		return err
 	}
-	err := fmt.Errorf("the runtime's stream broke off after %d bytes: %w", len(x.rec.Completion), cause)
+	err := fmt.Errorf("the runtime's stream broke off after %d bytes: %w", x.rawBytes, cause)
 	x.rec.Error = err.Error()
-	x.rec.Diagnostics = append(x.rec.Diagnostics, trace.Diagnostic{Code: "upstream-cut", Message: err.Error(), Offset: len(x.rec.Completion)})
+	x.rec.Diagnostics = append(x.rec.Diagnostics, trace.Diagnostic{Code: "upstream-cut", Message: err.Error(), Offset: x.rawBytes})
 	return x.out.fail(err)
 }
 

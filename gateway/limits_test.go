@@ -1,0 +1,76 @@
+package gateway
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dragoman-dev/dragoman/backend"
+	"github.com/dragoman-dev/dragoman/chat"
+)
+
+// A runtime that accepts the request and never begins its answer is given
+// up on after limits.response_header_timeout: a 504 naming the limit.
+func TestRuntimeThatNeverAnswers(t *testing.T) {
+	rt := qwenRuntime()
+	rt.startBlock = true
+	ts := newFakeGateway(t, Config{Limits: Limits{ResponseHeaderTimeout: Duration(50 * time.Millisecond)}}, rt)
+	resp := post(t, ts.URL+"/v1/chat/completions", chatBody(""))
+	v := decodeBody(t, resp)
+	if msg, _ := path(v, "error", "message").(string); resp.StatusCode != 504 || !strings.Contains(msg, "limits.response_header_timeout") {
+		t.Errorf("%d %v", resp.StatusCode, v)
+	}
+}
+
+// A runtime that goes quiet mid-answer is cut off after
+// limits.idle_timeout, with what it sent delivered and the limit named.
+func TestRuntimeThatGoesQuiet(t *testing.T) {
+	rt := qwenRuntime(backend.Chunk{Text: "Partly "})
+	rt.block = true
+	ts := newFakeGateway(t, Config{Limits: Limits{IdleTimeout: Duration(50 * time.Millisecond)}}, rt)
+	resp := post(t, ts.URL+"/v1/chat/completions", chatBody(""))
+	v := decodeBody(t, resp)
+	if resp.StatusCode != 502 || path(v, "partial", "message", "content") != "Partly " || !strings.Contains(toJSON(t, v), "limits.idle_timeout") {
+		t.Errorf("%d %v", resp.StatusCode, v)
+	}
+}
+
+// An answer that floods past limits.max_answer_bytes is cut off there: what
+// came before it is delivered, the runtime is stopped, the limit named.
+func TestAnswerSizeBounded(t *testing.T) {
+	var script []backend.Chunk
+	for range 100 {
+		script = append(script, backend.Chunk{Text: "flood "})
+	}
+	script = append(script, backend.Chunk{FinishReason: chat.FinishStop})
+	rt := qwenRuntime(script...)
+	ts := newFakeGateway(t, Config{Limits: Limits{MaxAnswerBytes: 60}}, rt)
+	resp := post(t, ts.URL+"/v1/chat/completions", `{"model":"qwen","stream":true,"messages":[{"role":"user","content":"Go"}]}`)
+	events, _ := sseData(t, resp.Body)
+	var text string
+	for _, ev := range events {
+		if c, ok := path(ev, "choices", 0, "delta", "content").(string); ok {
+			text += c
+		}
+	}
+	last := toJSON(t, events[len(events)-1])
+	if !strings.Contains(last, "limits.max_answer_bytes") || len(text) < 50 || len(text) > 60 {
+		t.Errorf("delivered %d bytes, last event %s", len(text), last)
+	}
+}
+
+// A trace keeps at most limits.max_trace_bytes of the raw completion, and
+// says how much more there was.
+func TestTraceSizeBounded(t *testing.T) {
+	rt := qwenRuntime(backend.Chunk{Text: "0123456789"}, backend.Chunk{Text: "abcdefghij"}, backend.Chunk{FinishReason: chat.FinishStop})
+	ts := newFakeGateway(t, Config{Limits: Limits{MaxTraceBytes: 15}}, rt)
+	resp := post(t, ts.URL+"/v1/chat/completions", `{"model":"qwen","messages":[{"role":"user","content":"Go"}]}`)
+	v := decodeBody(t, resp)
+	if path(v, "choices", 0, "message", "content") != "0123456789abcdefghij" {
+		t.Errorf("the client's answer was cut: %v", v)
+	}
+	rec := traceOf(t, ts, ts.URL, resp.Header.Get("X-Dragoman-Request-Id"))
+	if !strings.HasPrefix(rec.Completion, "0123456789abcde\n[… 5 more bytes not kept") {
+		t.Errorf("trace completion %q", rec.Completion)
+	}
+}
