@@ -229,14 +229,31 @@ func (c *compiler) stmt(s stmt) execFn {
 	return func(*renderer, *frame) error { return newError("TemplateError", "unknown statement %T", s) }
 }
 
+// constText is toStr(v) at compile time, false when v's repr passes the
+// bounds (bounds.go).
+func constText(v Value) (text string, ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			if _, isLimit := p.(reprLimit); !isLimit {
+				panic(p)
+			}
+			text, ok = "", false
+		}
+	}()
+	return toStr(v), true
+}
+
 // output compiles {{ e }}. A concatenation is written operand by operand,
 // which saves building the string it would print.
 func (c *compiler) output(s *outputStmt) execFn {
 	line := s.line
 	if v, ok := c.asConst(s.e); ok {
-		// Jinja2 prints what it can compute ahead of time as template data.
-		text := toStr(v)
-		return func(r *renderer, _ *frame) error { return r.write(text) }
+		// Jinja2 prints what it can compute ahead of time as template data;
+		// a value whose text passes the bounds is left to the render, which
+		// reports it.
+		if text, ok := constText(v); ok {
+			return func(r *renderer, _ *frame) error { return r.write(text) }
+		}
 	}
 	if call, ok := s.e.(*callExpr); ok {
 		if _, isMethod := call.fn.(*attrExpr); !isMethod {

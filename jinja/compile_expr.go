@@ -495,6 +495,9 @@ func (s *sumCode) run(r *renderer, f *frame, out bool) (Value, error) {
 			n++
 			continue
 		case n > 0:
+			if sumLen(parts[:n], 0) < 0 {
+				return nil, tooLong("a string", maxValueBytes+1)
+			}
 			acc, n = r.joinText(parts[:n]), 0
 		}
 		if acc, err = binary("+", acc, v); err != nil {
@@ -502,6 +505,11 @@ func (s *sumCode) run(r *renderer, f *frame, out bool) (Value, error) {
 		}
 		if str, ok := acc.(string); ok {
 			parts[0], n = str, 1
+		}
+	}
+	if n > 0 {
+		if size := sumLen(parts[:n], 0); size < 0 {
+			return nil, tooLong("a string", maxValueBytes+1)
 		}
 	}
 	switch {
@@ -555,6 +563,9 @@ func (cc *concatCode) run(r *renderer, f *frame, out bool) (Value, error) {
 			return nil, err
 		}
 		parts[i] = toStr(v)
+	}
+	if n := sumLen(parts[:len(cc.ops)], 0); n < 0 {
+		return nil, tooLong("a concatenation", maxValueBytes+1)
 	}
 	if out {
 		return nil, r.writeParts(parts[:len(cc.ops)])

@@ -1662,7 +1662,11 @@ func filterJoin(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error)
 		}
 		parts[i] = toStr(x)
 	}
-	return strings.Join(parts, toStr(a[1])), nil
+	sep := toStr(a[1])
+	if sumLen(parts, len(sep)) < 0 {
+		return nil, tooLong("a join", maxValueBytes+1)
+	}
+	return strings.Join(parts, sep), nil
 }
 
 // filterBatch is do_batch: lists of linecount items, the last one filled up

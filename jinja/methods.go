@@ -2425,14 +2425,6 @@ func itemTuples(d *Dict) []Value {
 	return out
 }
 
-// writeRepr writes repr(view), e.g. dict_keys(['a', 'b']).
-func (v *dictView) writeRepr(b *strings.Builder) {
-	b.WriteString(v.typeName())
-	b.WriteByte('(')
-	writeRepr(b, NewList(v.items()))
-	b.WriteByte(')')
-}
-
 // contains is x in view: a hash lookup for keys and items (an unhashable
 // key raises TypeError), equality with each value for values.
 func (v *dictView) contains(x Value) (bool, error) {

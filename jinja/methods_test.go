@@ -37,14 +37,7 @@ func mtDict(kv ...Value) *Dict {
 	return d
 }
 
-func mtRepr(v Value) string {
-	if dv, ok := v.(*dictView); ok {
-		var b strings.Builder
-		dv.writeRepr(&b)
-		return b.String()
-	}
-	return repr(v)
-}
+func mtRepr(v Value) string { return repr(v) }
 
 func mtErr(err error) string {
 	if e, ok := err.(*Error); ok {

@@ -465,6 +465,9 @@ func add(a, b Value) (Value, error) {
 	case string:
 		switch y := b.(type) {
 		case string:
+			if n := len(x) + len(y); n > maxValueBytes {
+				return nil, tooLong("a string", n)
+			}
 			return x + y, nil
 		case Markup:
 			return Markup(string(escapeValue(x)) + string(y)), nil
@@ -480,12 +483,18 @@ func add(a, b Value) (Value, error) {
 		if !ok {
 			return nil, typeError("can only concatenate list (not \"%s\") to list", typeName(b))
 		}
+		if n := len(x.Items) + len(y.Items); n > maxValueItems {
+			return nil, limitError("a list of %d items exceeds the limit of %d", n, maxValueItems)
+		}
 		items := make([]Value, 0, len(x.Items)+len(y.Items))
 		return NewList(append(append(items, x.Items...), y.Items...)), nil
 	case Tuple:
 		y, ok := b.(Tuple)
 		if !ok {
 			return nil, typeError("can only concatenate tuple (not \"%s\") to tuple", typeName(b))
+		}
+		if n := len(x) + len(y); n > maxValueItems {
+			return nil, limitError("a tuple of %d items exceeds the limit of %d", n, maxValueItems)
 		}
 		items := make(Tuple, 0, len(x)+len(y))
 		return append(append(items, x...), y...), nil
@@ -516,21 +525,40 @@ func repeat(a, b Value) (Value, error) {
 	if n < 0 {
 		n = 0
 	}
+	// Checked before anything is made, without overflow: n can be 10**18.
+	size := func(unit, limit int, what string) error {
+		if unit > 0 && n > limit/unit {
+			if what == "" {
+				return limitError("a sequence of %d × %d items exceeds the limit of %d", unit, n, maxValueItems)
+			}
+			return limitError("%s repetition of %d × %d bytes exceeds the limit of %d", what, unit, n, maxValueBytes)
+		}
+		return nil
+	}
 	switch s := seq.(type) {
 	case string:
-		if len(s)*n > 64<<20 {
-			return nil, limitError("string repetition too large")
+		if err := size(len(s), maxValueBytes, "string"); err != nil {
+			return nil, err
 		}
 		return strings.Repeat(s, n), nil
 	case Markup:
+		if err := size(len(s), maxValueBytes, "string"); err != nil {
+			return nil, err
+		}
 		return Markup(strings.Repeat(string(s), n)), nil
 	case *List:
+		if err := size(len(s.Items), maxValueItems, ""); err != nil {
+			return nil, err
+		}
 		out := make([]Value, 0, len(s.Items)*n)
 		for i := 0; i < n; i++ {
 			out = append(out, s.Items...)
 		}
 		return NewList(out), nil
 	case Tuple:
+		if err := size(len(s), maxValueItems, ""); err != nil {
+			return nil, err
+		}
 		out := make(Tuple, 0, len(s)*n)
 		for i := 0; i < n; i++ {
 			out = append(out, s...)

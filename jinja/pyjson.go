@@ -518,7 +518,7 @@ const maxPooledJSON = 64 << 10
 
 func getEncoder() *jsonEncoder {
 	e := jsonEncoders.Get().(*jsonEncoder)
-	*e = jsonEncoder{buf: e.buf[:0], itemSep: ", ", keySep: ": "}
+	*e = jsonEncoder{buf: e.buf[:0], open: e.open[:0], itemSep: ", ", keySep: ": "}
 	return e
 }
 
@@ -543,6 +543,9 @@ func jsonIndent(indent Value) (string, error) {
 		}
 		return "", nil
 	case int:
+		if v > maxValueBytes {
+			return "", tooLong("an indent", v)
+		}
 		return strings.Repeat(" ", max(v, 0)), nil
 	}
 	return "", typeError("can't multiply sequence by non-int of type '%s'", typeName(indent))
@@ -574,7 +577,10 @@ func (e *jsonEncoder) setSeparators(item, key Value) error {
 }
 
 type jsonEncoder struct {
-	buf             []byte
+	buf []byte
+	// open holds the lists and dicts being encoded, outermost first: one
+	// met again inside itself is a circular reference (Python's ValueError).
+	open            []any
 	sortKeys, ascii bool
 	pretty          bool   // indent was given
 	indent          string // one level of indentation
@@ -584,11 +590,37 @@ type jsonEncoder struct {
 	sepErr, keySepErr error
 }
 
-func (e *jsonEncoder) newline(level int) {
+// enter notes that the list or dict c is being encoded, refusing a circular
+// reference, a nesting past maxValueDepth and output past maxValueBytes.
+func (e *jsonEncoder) enter(c any) error {
+	for _, o := range e.open {
+		if o == c {
+			return valueError("Circular reference detected")
+		}
+	}
+	if len(e.open) >= maxValueDepth {
+		return limitError("tojson: the value nests deeper than %d", maxValueDepth)
+	}
+	if len(e.buf) > maxValueBytes {
+		return tooLong("tojson's output", len(e.buf))
+	}
+	e.open = append(e.open, c)
+	return nil
+}
+
+func (e *jsonEncoder) leave() { e.open = e.open[:len(e.open)-1] }
+
+// newline starts a line at level, refusing output past maxValueBytes (an
+// indent of millions of spaces at each level adds up fast).
+func (e *jsonEncoder) newline(level int) error {
+	if len(e.buf)+len(e.indent)*level > maxValueBytes {
+		return tooLong("tojson's output", len(e.buf)+len(e.indent)*level)
+	}
 	e.buf = append(e.buf, '\n')
 	for i := 0; i < level; i++ {
 		e.buf = append(e.buf, e.indent...)
 	}
+	return nil
 }
 
 func (e *jsonEncoder) encode(v Value, level int) error {
@@ -610,10 +642,21 @@ func (e *jsonEncoder) encode(v Value, level int) error {
 	case Markup:
 		e.buf = appendPyJSONString(e.buf, string(v), e.ascii)
 	case *List:
+		if err := e.enter(v); err != nil {
+			return err
+		}
+		defer e.leave()
 		return e.encodeList(v.Items, level)
 	case Tuple:
+		if len(e.open) >= maxValueDepth {
+			return limitError("tojson: the value nests deeper than %d", maxValueDepth)
+		}
 		return e.encodeList(v, level)
 	case *Dict:
+		if err := e.enter(v); err != nil {
+			return err
+		}
+		defer e.leave()
 		return e.encodeDict(v, level)
 	default:
 		return typeError("Object of type %s is not JSON serializable", typeName(v))
@@ -635,14 +678,21 @@ func (e *jsonEncoder) encodeList(items []Value, level int) error {
 			e.buf = append(e.buf, e.itemSep...)
 		}
 		if e.pretty {
-			e.newline(level + 1)
+			if err := e.newline(level + 1); err != nil {
+				return err
+			}
 		}
 		if err := e.encode(it, level+1); err != nil {
 			return err
 		}
+		if len(e.buf) > maxValueBytes {
+			return tooLong("tojson's output", len(e.buf))
+		}
 	}
 	if e.pretty {
-		e.newline(level)
+		if err := e.newline(level); err != nil {
+			return err
+		}
 	}
 	e.buf = append(e.buf, ']')
 	return nil
@@ -687,7 +737,9 @@ func (e *jsonEncoder) encodeDict(d *Dict, level int) error {
 			e.buf = append(e.buf, e.itemSep...)
 		}
 		if e.pretty {
-			e.newline(level + 1)
+			if err := e.newline(level + 1); err != nil {
+				return err
+			}
 		}
 		e.buf = appendPyJSONString(e.buf, ks, e.ascii)
 		if e.keySepErr != nil {
@@ -697,9 +749,14 @@ func (e *jsonEncoder) encodeDict(d *Dict, level int) error {
 		if err := e.encode(vals[i], level+1); err != nil {
 			return err
 		}
+		if len(e.buf) > maxValueBytes {
+			return tooLong("tojson's output", len(e.buf))
+		}
 	}
 	if e.pretty {
-		e.newline(level)
+		if err := e.newline(level); err != nil {
+			return err
+		}
 	}
 	e.buf = append(e.buf, '}')
 	return nil

@@ -102,6 +102,10 @@ func (t *Template) RenderContext(ctx Context, opts *Options) (_ string, err erro
 		// A panic here is a bug in the engine, not in the template; it must not
 		// take a server down with it. The renderer is dropped, not reused.
 		if p := recover(); p != nil {
+			if rl, ok := p.(reprLimit); ok {
+				err = rl.err // a value too large or deep for repr: the template's doing
+				return
+			}
 			err = &Error{Kind: "InternalError", Message: fmt.Sprint("jinja: ", p)}
 			return
 		}

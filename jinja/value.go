@@ -435,7 +435,38 @@ func repr(v Value) string {
 	return b.String()
 }
 
-func writeRepr(b *strings.Builder, v Value) {
+func writeRepr(b *strings.Builder, v Value) { (&reprState{b: b}).write(v) }
+
+// reprState is one repr in progress: the lists and dicts being written, so
+// that one inside itself is written as Python writes it ([...], {...}), and
+// bounds on the nesting and the text (see bounds.go), past which it panics
+// with a reprLimit that the render turns into a LimitError.
+type reprState struct {
+	b     *strings.Builder
+	open  []any
+	depth int
+}
+
+// inside reports whether c is being written already, else notes it.
+func (s *reprState) inside(c any) bool {
+	for _, o := range s.open {
+		if o == c {
+			return true
+		}
+	}
+	s.open = append(s.open, c)
+	return false
+}
+
+func (s *reprState) write(v Value) {
+	b := s.b
+	if s.depth++; s.depth > maxValueDepth {
+		panic(reprLimit{limitError("repr: the value nests deeper than %d", maxValueDepth)})
+	}
+	defer func() { s.depth-- }()
+	if b.Len() > maxValueBytes {
+		panic(reprLimit{tooLong("a repr", b.Len())})
+	}
 	switch v := v.(type) {
 	case nil:
 		b.WriteString("None")
@@ -456,12 +487,17 @@ func writeRepr(b *strings.Builder, v Value) {
 		writeStrRepr(b, string(v))
 		b.WriteString(")")
 	case *List:
+		if s.inside(v) {
+			b.WriteString("[...]")
+			return
+		}
+		defer s.leave()
 		b.WriteByte('[')
 		for i, e := range v.Items {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			writeRepr(b, e)
+			s.write(e)
 		}
 		b.WriteByte(']')
 	case Tuple:
@@ -470,27 +506,35 @@ func writeRepr(b *strings.Builder, v Value) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			writeRepr(b, e)
+			s.write(e)
 		}
 		if len(v) == 1 {
 			b.WriteByte(',')
 		}
 		b.WriteByte(')')
 	case *Dict:
+		if s.inside(v) {
+			b.WriteString("{...}")
+			return
+		}
+		defer s.leave()
 		b.WriteByte('{')
 		for i, k := range v.keys {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			writeRepr(b, k)
+			s.write(k)
 			b.WriteString(": ")
-			writeRepr(b, v.vals[i])
+			s.write(v.vals[i])
 		}
 		b.WriteByte('}')
 	case Undefined:
 		b.WriteString("Undefined")
 	case *dictView:
-		v.writeRepr(b)
+		b.WriteString(v.typeName())
+		b.WriteByte('(')
+		s.write(NewList(v.items()))
+		b.WriteByte(')')
 	case *Range:
 		b.WriteString(v.repr())
 	case *Generator:
@@ -501,7 +545,7 @@ func writeRepr(b *strings.Builder, v Value) {
 		}
 	case *Namespace:
 		b.WriteString("<Namespace ")
-		writeRepr(b, v.attrs)
+		s.write(v.attrs)
 		b.WriteString(">")
 	case *Macro:
 		if v.name == "" {
@@ -517,6 +561,8 @@ func writeRepr(b *strings.Builder, v Value) {
 		fmt.Fprintf(b, "<%s object>", typeName(v))
 	}
 }
+
+func (s *reprState) leave() { s.open = s.open[:len(s.open)-1] }
 
 // writeStrRepr writes a str as Python's repr does: single quotes unless the text
 // holds a single quote and no double quote; non-printable characters escaped.
