@@ -3,7 +3,8 @@ package e2e
 // The real npm clients agent builders use, driving the real binary over the
 // embedded engine with the scripted model (which always calls get_weather):
 // the ollama client against the Ollama-compatible front, the openai client
-// against the Responses API. The clients come from $DRAGOMAN_NPM_CLIENTS
+// against the Responses API, the AI SDK (its default OpenAI provider and
+// @ai-sdk/openai-compatible), and the OpenAI Agents SDK's default model. The clients come from $DRAGOMAN_NPM_CLIENTS
 // (.ci/npmclients.sh); without it the tests skip, or fail under CI=true.
 
 import (
@@ -127,4 +128,49 @@ func path(v any, steps ...any) any {
 		}
 	}
 	return v
+}
+
+// The AI SDK's default OpenAI provider (the Responses API), streamed and
+// not, and @ai-sdk/openai-compatible (Chat Completions, a two-part user
+// message) each get the scripted model's call back parsed.
+func TestAISDKClients(t *testing.T) {
+	base, model := startEmbedded(t)
+	v := runNodeClient(t, "ai-sdk.mjs", base, model)
+	for _, which := range []string{"responses", "streamed", "chat"} {
+		if path(v, which, "calls", 0, "name") != "get_weather" || path(v, which, "calls", 0, "input", "city") != "Paris" {
+			t.Errorf("%s: %v", which, path(v, which))
+		}
+	}
+	if path(v, "responses", "finish") != "tool-calls" || path(v, "chat", "finish") != "tool-calls" {
+		t.Errorf("finish reasons %v, %v", path(v, "responses", "finish"), path(v, "chat", "finish"))
+	}
+	// Which API each used, from the traces; the two parts reached the prompt.
+	if tr := getJSON(t, base+"/v1/dragoman/requests/"+str(v, "responses", "id")); tr["api"] != "responses" {
+		t.Errorf("openai(model) used %v", tr["api"])
+	}
+	tr := getJSON(t, base+"/v1/dragoman/requests/"+str(v, "chat", "id"))
+	if tr["api"] != "openai" || !strings.Contains(str(tr, "prompt"), "What's the weather\nin Paris?") {
+		t.Errorf("openai-compatible: api %v, prompt %q", tr["api"], str(tr, "prompt"))
+	}
+}
+
+// The OpenAI Agents SDK's default model (the Responses API) runs the tool the
+// scripted model calls and sends its result back: the next prompt holds it.
+func TestAgentsSDKToolRound(t *testing.T) {
+	base, model := startEmbedded(t)
+	v := runNodeClient(t, "agents.mjs", base, model)
+	if path(v, "cities", 0) != "Paris" || path(v, "error") != "MaxTurnsExceededError" {
+		t.Errorf("run: %v", v)
+	}
+	list, _ := getJSON(t, base+"/v1/dragoman/requests")["requests"].([]any)
+	found := false
+	for _, r := range list {
+		tr := getJSON(t, base+"/v1/dragoman/requests/"+str(r, "id"))
+		if tr["api"] == "responses" && strings.Contains(str(tr, "prompt"), "18C and sunny in Paris") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no Responses request carried the tool's result (%d requests)", len(list))
+	}
 }
