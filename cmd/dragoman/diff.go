@@ -288,6 +288,7 @@ func serveLocal(srv http.Handler, method, path string, body []byte) []byte {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	r := httptest.NewRequestWithContext(ctx, method, path, bytes.NewReader(body))
+	r.Host = "localhost" // the gateway serves its own host names only (not httptest's example.com)
 	r.Header.Set("Content-Type", "application/json")
 	w := httptest.NewRecorder()
 	srv.ServeHTTP(w, r)
