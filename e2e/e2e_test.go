@@ -84,9 +84,35 @@ func startGateway(t *testing.T, upstream, mode string, env ...string) string {
 // URL; its stderr goes to the test log. The process stops with the test.
 func startServe(t *testing.T, args, env []string, wait time.Duration) string {
 	t.Helper()
+	lines := launchServe(t, args, env)
+	timeout := time.After(wait)
+	for {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				t.Fatalf("dragoman %s exited before it listened", strings.Join(args, " "))
+			}
+			if _, rest, ok := strings.Cut(line, "on http://"); ok {
+				go func() { // keep reading, so that the process never blocks on its stderr
+					for range lines {
+					}
+				}()
+				return "http://" + strings.Fields(rest)[0]
+			}
+		case <-timeout:
+			t.Fatalf("dragoman %s did not start listening", strings.Join(args, " "))
+		}
+	}
+}
+
+// launchServe starts the binary with args (and env added) and returns its
+// stderr's lines as they come, each also in the test log. The process stops
+// with the test, and with the test binary should that die first.
+func launchServe(t *testing.T, args, env []string) <-chan string {
+	t.Helper()
 	cmd := exec.Command(dragomanBinary(t), args...)
 	cmd.Env = append(os.Environ(), env...)
-	cmd.SysProcAttr = llamaSysProcAttr() // die with the test process
+	cmd.SysProcAttr = llamaSysProcAttr()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -95,24 +121,16 @@ func startServe(t *testing.T, args, env []string, wait time.Duration) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	addr := make(chan string, 1)
+	lines := make(chan string, 100)
 	go func() {
+		defer close(lines)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
-			line := sc.Text()
-			if _, rest, ok := strings.Cut(line, "on http://"); ok {
-				addr <- "http://" + strings.Fields(rest)[0]
-			}
-			t.Log("dragoman:", line)
+			t.Log("dragoman:", sc.Text())
+			lines <- sc.Text()
 		}
 	}()
-	select {
-	case a := <-addr:
-		return a
-	case <-time.After(wait):
-		t.Fatalf("dragoman %s did not start listening", strings.Join(args, " "))
-	}
-	return ""
+	return lines
 }
 
 func client(base string) openai.Client {

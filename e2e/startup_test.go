@@ -5,11 +5,9 @@ package e2e
 // as text or JSON.
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,30 +16,11 @@ import (
 	"github.com/dragoman-dev/dragoman/internal/fixtures"
 )
 
-// serveLines starts `dragoman serve args…` and returns its stderr's lines
-// as they come.
+// serveLines starts `dragoman serve -listen 127.0.0.1:0 args…` and returns
+// its stderr's lines as they come.
 func serveLines(t *testing.T, args ...string) <-chan string {
 	t.Helper()
-	cmd := exec.Command(dragomanBinary(t), append([]string{"serve", "-listen", "127.0.0.1:0"}, args...)...)
-	cmd.SysProcAttr = llamaSysProcAttr()
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	lines := make(chan string, 100)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			t.Log("dragoman:", sc.Text())
-			lines <- sc.Text()
-		}
-	}()
-	return lines
+	return launchServe(t, append([]string{"serve", "-listen", "127.0.0.1:0"}, args...), nil)
 }
 
 // awaitLine returns the first line holding every part, and the lines before.

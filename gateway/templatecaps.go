@@ -135,6 +135,11 @@ func (x *exchange) templateMessagesFor(caps templateCaps) ([]chat.Message, error
 // reasoning markup only the answer after it is looked for, since templates
 // drop earlier turns' reasoning on purpose.
 func (x *exchange) checkRendered(msgs []chat.Message, prompt string) {
+	// Messages are mostly rendered in order: each is looked for after the
+	// last one found first, so that a long conversation costs about one pass
+	// over the prompt; the whole prompt is searched only when that fails (a
+	// template that moves the system prompt into the last user turn).
+	pos := 0
 	for i, m := range msgs {
 		text := strings.TrimSpace(m.Text())
 		if m.Role == chat.RoleAssistant {
@@ -142,7 +147,14 @@ func (x *exchange) checkRendered(msgs []chat.Message, prompt string) {
 				text = strings.TrimSpace(after)
 			}
 		}
-		if text == "" || strings.Contains(prompt, text) {
+		if text == "" {
+			continue
+		}
+		if at := strings.Index(prompt[pos:], text); at >= 0 {
+			pos += at + len(text)
+			continue
+		}
+		if strings.Contains(prompt, text) {
 			continue
 		}
 		if esc, err := json.Marshal(text); err == nil && strings.Contains(prompt, string(esc[1:len(esc)-1])) {
