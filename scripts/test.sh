@@ -75,7 +75,7 @@ if [ "$setup" = 1 ]; then
   [ -f "$q3" ] && export DRAGOMAN_QWEN3_TOKENIZER_JSON="$q3" # the tiny models' vocabulary, as tokenizer.json
   step "llama.cpp libraries for the embedded engine (.ci/llamalib.sh)" DRAGOMAN_LLAMA_LIB -d .ci/llamalib.sh
   step "Chromium for the trace page's browser test (.ci/chromium.sh)" DRAGOMAN_CHROMIUM -x .ci/chromium.sh
-  step "the npm clients the end-to-end tests drive: ollama, openai (.ci/npmclients.sh)" DRAGOMAN_NPM_CLIENTS -d .ci/npmclients.sh
+  step "the npm clients the end-to-end tests drive: ollama, openai, the AI SDK, the Agents SDK (.ci/npmclients.sh)" DRAGOMAN_NPM_CLIENTS -d .ci/npmclients.sh
   step "the coding-agent CLIs the end-to-end tests drive: Codex CLI, Claude Code (.ci/agentclis.sh)" DRAGOMAN_AGENT_CLIS -d .ci/agentclis.sh
   python3 -c 'import jinja2' 2>/dev/null || say "warning: python3 with Jinja2 is missing: the differential tests against the reference renderer will skip"
   if [ "$ci" = 1 ] && [ ${#failed_setup[@]} -gt 0 ]; then
