@@ -146,3 +146,46 @@ func TestDownRuntimeIsABadGateway(t *testing.T) {
 		t.Errorf("unconnectable upstream: %d %v", resp.StatusCode, v)
 	}
 }
+
+// In relay mode a forced call is never sent as if it were "auto": where the
+// runtime's chat API does not enforce tool_choice, the request goes in own
+// mode when the template is known, else it is refused; vLLM's chat API
+// enforces it and gets it.
+func TestRelayForcedCallPolicy(t *testing.T) {
+	required := chatBody(`"tool_choice":"required"`)
+	rt := qwenRuntime(backend.Chunk{Text: weatherCall}, backend.Chunk{FinishReason: chat.FinishStop})
+	rt.kind = backend.LlamaServer
+	s, err := New(Config{NoDiscover: true, Upstreams: []Upstream{{URL: rt.url, Mode: "relay"}}}, Hooks{
+		Connect: func(context.Context, Upstream) (backend.Backend, error) { return rt, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	resp := post(t, srv.URL+"/v1/chat/completions", required)
+	v := decodeBody(t, resp)
+	if resp.StatusCode != 200 || len(rt.completes) != 1 || len(rt.chats) != 0 || path(v, "choices", 0, "message", "tool_calls", 0, "function", "name") != "get_weather" {
+		t.Fatalf("llama-server in relay mode: %d, %d completes, %d chats, %v", resp.StatusCode, len(rt.completes), len(rt.chats), v)
+	}
+	if rec := traceOf(t, srv, srv.URL, resp.Header.Get("X-Dragoman-Request-Id")); rec.Mode != "own" || !decided(rec, "does not enforce it, so this request goes in own mode") {
+		t.Errorf("mode %q, decisions %v", rec.Mode, rec.Decisions)
+	}
+
+	// No template: refused, naming tool_choice.
+	lms := &fakeRuntime{kind: backend.LMStudio, url: "http://127.0.0.1:2", canComplete: true, models: map[string]backend.ModelInfo{"qwen": {}}}
+	ts2 := newFakeGateway(t, Config{}, lms)
+	resp = post(t, ts2.URL+"/v1/chat/completions", required)
+	if v := decodeBody(t, resp); resp.StatusCode != 400 || path(v, "error", "param") != "tool_choice" || len(lms.chats) != 0 {
+		t.Errorf("LM Studio without a template: %d %v", resp.StatusCode, v)
+	}
+
+	// vLLM's chat API enforces it: relayed with the tool choice.
+	vllm := &fakeRuntime{kind: backend.VLLM, url: "http://127.0.0.1:3", models: map[string]backend.ModelInfo{"qwen": {}},
+		script: []backend.Chunk{{Calls: []chat.ToolCall{{ID: "c1", Function: chat.FunctionCall{Name: "get_weather", Arguments: `{"city":"Paris"}`}}}}, {FinishReason: chat.FinishToolCalls}}}
+	ts3 := newFakeGateway(t, Config{}, vllm)
+	resp = post(t, ts3.URL+"/v1/chat/completions", required)
+	if v := decodeBody(t, resp); resp.StatusCode != 200 || len(vllm.chats) != 1 || vllm.chats[0].ToolChoice.Mode != chat.ToolRequired {
+		t.Errorf("vLLM: %d %v", resp.StatusCode, v)
+	}
+}
