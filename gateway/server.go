@@ -94,13 +94,13 @@ func New(cfg Config, hooks Hooks) (*Server, error) {
 			return nil, fmt.Errorf("upstream %q has no url", u.Name)
 		}
 		if u.Mode != "" && u.Mode != "own" && u.Mode != "relay" {
-			return nil, fmt.Errorf("upstream %s: mode %q: want own or relay", u.URL, u.Mode)
+			return nil, fmt.Errorf("upstream %s: mode %q: want own or relay", redactURL(u.URL), u.Mode)
 		}
 		if err := checkUpstreamURL(u.URL); err != nil {
-			return nil, fmt.Errorf("upstream %q: %v", u.URL, err)
+			return nil, fmt.Errorf("upstream %q: %v", redactURL(u.URL), err)
 		}
 		if !knownKind(backend.Kind(u.Kind)) {
-			return nil, fmt.Errorf("upstream %s: unknown runtime kind %q: want %s, or none to recognise it", u.URL, u.Kind, kindNames)
+			return nil, fmt.Errorf("upstream %s: unknown runtime kind %q: want %s, or none to recognise it", redactURL(u.URL), u.Kind, kindNames)
 		}
 	}
 	if s.hooks.Connect == nil {
@@ -242,7 +242,7 @@ func (s *Server) upstreams(ctx context.Context) []*upstream {
 		for _, c := range s.cfg.Upstreams {
 			be, err := s.hooks.Connect(ctx, c)
 			if err != nil {
-				s.connectErrs = append(s.connectErrs, fmt.Errorf("upstream %s: %w", c.URL, err))
+				s.connectErrs = append(s.connectErrs, fmt.Errorf("upstream %s: %w", redactURL(c.URL), err))
 				continue
 			}
 			s.configured = append(s.configured, newUpstream(c, be))
@@ -306,7 +306,7 @@ func (s *Server) isConfigured(url string) bool {
 func newUpstream(c Upstream, be backend.Backend) *upstream {
 	name := c.Name
 	if name == "" {
-		name = string(be.Kind()) + "@" + be.BaseURL()
+		name = string(be.Kind()) + "@" + redactURL(be.BaseURL())
 	}
 	return &upstream{name: name, cfg: c, be: be, prepared: map[string]*modelState{}}
 }
@@ -334,6 +334,17 @@ func knownKind(kind backend.Kind) bool {
 		return true
 	}
 	return false
+}
+
+// redactURL is raw with any password in it masked (user:xxxxx@host), for
+// everything the gateway prints, traces or returns; the backend keeps the
+// real address.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	return u.Redacted()
 }
 
 // checkUpstreamURL refuses an upstream address the gateway could never
@@ -418,7 +429,7 @@ type Found struct {
 func (s *Server) Survey(ctx context.Context) []Found {
 	var out []Found
 	for _, u := range s.upstreams(ctx) {
-		f := Found{Name: u.name, Kind: string(u.be.Kind()), URL: u.be.BaseURL(), Mode: u.cfg.Mode}
+		f := Found{Name: u.name, Kind: string(u.be.Kind()), URL: redactURL(u.be.BaseURL()), Mode: u.cfg.Mode}
 		if f.Mode == "" {
 			f.Mode = "relay"
 			if u.be.CanComplete() {

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -98,5 +99,22 @@ func TestClientKeyForms(t *testing.T) {
 		if resp := request(t, "GET", ts.URL+"/v1/models", "", c.header, c.value); resp.StatusCode != c.want {
 			t.Errorf("%s: %s: status %d, want %d", c.header, c.value, resp.StatusCode, c.want)
 		}
+	}
+}
+
+// A password in an upstream's address never reaches a client, a trace or
+// the log: names and errors carry it masked.
+func TestUpstreamCredentialsMasked(t *testing.T) {
+	rt := qwenRuntime()
+	rt.url = "http://user:hunter2@127.0.0.1:1"
+	rt.modelsErr = errors.New("connection refused")
+	ts := newFakeGateway(t, Config{}, rt)
+	resp := post(t, ts.URL+"/v1/chat/completions", chatBody(""))
+	body := toJSON(t, decodeBody(t, resp))
+	if strings.Contains(body, "hunter2") || !strings.Contains(body, "user:xxxxx@127.0.0.1:1") {
+		t.Errorf("error %s", body)
+	}
+	if _, err := New(Config{Upstreams: []Upstream{{URL: "http://user:hunter2@127.0.0.1:1", Kind: "olama"}}}, Hooks{}); err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("validation error %v", err)
 	}
 }
