@@ -168,6 +168,8 @@ func TestHTTPErrors(t *testing.T) {
 		{"ollama error", "application/json", `{"error":"model 'x' not found"}`, 404, "model 'x' not found"},
 		{"openai error", "application/json", `{"error":{"message":"bad tools","type":"invalid_request_error"}}`, 400, "bad tools"},
 		{"fastapi detail", "application/json", `{"detail":"Not Found"}`, 404, "Not Found"},
+		{"a huge page, cut to its beginning", "text/html", "<html>" + strings.Repeat("é", 30000) + "</html>", 502,
+			"<html>" + strings.Repeat("é", (maxErrorMessage-6)/2) + "… (60013 bytes in all)"},
 	}
 	for _, d := range dialects() {
 		for _, c := range cases {

@@ -13,6 +13,7 @@ import (
 	"net/http/httptrace"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/dragoman-dev/dragoman/chat"
 )
@@ -130,11 +131,27 @@ func (c conn) postJSON(ctx context.Context, method, path string, body, out any) 
 // {"message": ...}}, FastAPI {"detail": ...}, or plain text.
 func responseError(kind Kind, resp *http.Response) *Error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	msg := errorMessage(b)
+	msg := excerpt(errorMessage(b), maxErrorMessage)
 	if msg == "" {
 		msg = http.StatusText(resp.StatusCode)
 	}
 	return &Error{Kind: kind, Status: resp.StatusCode, Message: msg}
+}
+
+// maxErrorMessage bounds the runtime's words passed on to a client: a proxy's
+// HTML error page or a stack trace is cut to its beginning.
+const maxErrorMessage = 1000
+
+// excerpt is s, or its first n bytes (whole characters) and how long it was.
+func excerpt(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes in all)", s[:cut], len(s))
 }
 
 // errorMessage finds the message in an error body, or returns the body as
