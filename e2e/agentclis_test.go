@@ -30,17 +30,8 @@ const envAgentCLIs = "DRAGOMAN_AGENT_CLIS"
 
 func agentCLI(t *testing.T, name string) string {
 	t.Helper()
-	if os.Getenv(envLlamaLib) == "" {
-		startEmbedded(t) // skips or fails with the reason
-	}
-	dir := os.Getenv(envAgentCLIs)
-	if dir == "" {
-		msg := envAgentCLIs + " is unset: run .ci/agentclis.sh (npm install of Codex CLI and Claude Code) and set it to the directory it prints"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	requireLlamaLib(t)
+	dir := requireEnv(t, envAgentCLIs, "run .ci/agentclis.sh (npm install of Codex CLI and Claude Code)")
 	bin := filepath.Join(dir, "node_modules", ".bin", name)
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatal(err)

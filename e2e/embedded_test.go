@@ -25,18 +25,32 @@ import (
 
 const envLlamaLib = "DRAGOMAN_LLAMA_LIB"
 
-// startEmbedded runs `dragoman serve -model <tiny toolcall model>
-// -no-discover` and returns its base URL and the model's id.
-func startEmbedded(t *testing.T, extra ...string) (string, string) {
+// requireEnv returns $name, which a set-up step of scripts/test.sh sets (how
+// says); without it the test skips, or fails under CI=true, where it is set.
+func requireEnv(t *testing.T, name, how string) string {
 	t.Helper()
-	lib := os.Getenv(envLlamaLib)
-	if lib == "" {
-		msg := envLlamaLib + " is unset: run .ci/llamalib.sh (npm pack @node-llama-cpp/linux-x64@3.22.1) and set it to the directory it prints"
+	v := os.Getenv(name)
+	if v == "" {
+		msg := name + " is unset: " + how + " and set it to the directory it prints"
 		if os.Getenv("CI") == "true" {
 			t.Fatal(msg)
 		}
 		t.Skip(msg)
 	}
+	return v
+}
+
+// requireLlamaLib is requireEnv for the embedded engine's libraries.
+func requireLlamaLib(t *testing.T) string {
+	t.Helper()
+	return requireEnv(t, envLlamaLib, "run .ci/llamalib.sh (npm pack @node-llama-cpp/linux-x64@3.22.1)")
+}
+
+// startEmbedded runs `dragoman serve -model <tiny toolcall model>
+// -no-discover` and returns its base URL and the model's id.
+func startEmbedded(t *testing.T, extra ...string) (string, string) {
+	t.Helper()
+	requireLlamaLib(t)
 	model := filepath.Join(fixtures.Require(t), "models", "tiny-qwen3-toolcall.gguf")
 	args := append([]string{"serve", "-listen", "127.0.0.1:0", "-no-discover", "-model", model, "-ctx", "2048", "-threads", "1"}, extra...)
 	return startServe(t, args, nil, 60*time.Second), "tiny-qwen3-toolcall"

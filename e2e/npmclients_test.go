@@ -22,14 +22,7 @@ const envNPMClients = "DRAGOMAN_NPM_CLIENTS"
 // decodes the JSON it prints.
 func runNodeClient(t *testing.T, script, base, model string) map[string]any {
 	t.Helper()
-	clients := os.Getenv(envNPMClients)
-	if clients == "" {
-		msg := envNPMClients + " is unset: run .ci/npmclients.sh (npm install of the pinned clients) and set it to the directory it prints"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	clients := requireEnv(t, envNPMClients, "run .ci/npmclients.sh (npm install of the pinned clients)")
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Fatal("node: ", err)

@@ -7,7 +7,6 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,9 +60,7 @@ func TestServeSaysWhatToDoWithNothingToServe(t *testing.T) {
 }
 
 func TestServeStartupAndRequestLines(t *testing.T) {
-	if os.Getenv(envLlamaLib) == "" {
-		startEmbedded(t) // skips, or fails under CI, with the reason
-	}
+	requireLlamaLib(t)
 	model := filepath.Join(fixtures.Require(t), "models", "tiny-qwen3-toolcall.gguf")
 	for _, format := range []string{"text", "json"} {
 		t.Run(format, func(t *testing.T) {

@@ -74,11 +74,6 @@ type ollamaOptions struct {
 	Stop        []string `json:"stop"`
 }
 
-// ollamaState is what an answer needs besides the canonical request.
-type ollamaState struct {
-	generate bool // /api/generate: the text goes in "response"
-}
-
 // ollamaDialect is /api/chat (generate false) or /api/generate.
 func ollamaDialect(generate bool) *dialect {
 	api := "ollama-chat"
@@ -90,10 +85,10 @@ func ollamaDialect(generate bool) *dialect {
 		idPrefix: "ollama-",
 		decode: func(body []byte, rec *trace.Record) (*chat.Request, any, error) {
 			req, err := decodeOllama(body, generate, rec)
-			return req, &ollamaState{generate: generate}, err
+			return req, nil, err
 		},
-		respond: func(w http.ResponseWriter, req *chat.Request, state any) response {
-			a := &ollamaAnswer{generate: state.(*ollamaState).generate}
+		respond: func(w http.ResponseWriter, req *chat.Request, _ any) response {
+			a := &ollamaAnswer{generate: generate} // /api/generate: the text goes in "response"
 			if req.Stream {
 				a.w = w
 			}

@@ -20,9 +20,19 @@ const weatherCall = "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"
 
 func post(t *testing.T, url, body string, header ...string) *http.Response {
 	t.Helper()
-	req, err := http.NewRequest("POST", url, strings.NewReader(body))
+	return request(t, "POST", url, "", body, header...)
+}
+
+// request sends method to url with body and the headers given, and with
+// host as its Host when it is not empty.
+func request(t *testing.T, method, url, host, body string, header ...string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if host != "" {
+		req.Host = host
 	}
 	req.Header.Set("Content-Type", "application/json")
 	for i := 0; i+1 < len(header); i += 2 {

@@ -2,32 +2,9 @@ package gateway
 
 import (
 	"errors"
-	"net/http"
 	"strings"
 	"testing"
 )
-
-// request sends method to url with the Host and headers given.
-func request(t *testing.T, method, url, host string, header ...string) *http.Response {
-	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(chatBody("")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if host != "" {
-		req.Host = host
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	return resp
-}
 
 // DNS rebinding: a request for a Host that is not the gateway's is refused
 // in the client's dialect; loopback names, the listen address and the
@@ -38,18 +15,18 @@ func TestHostMustBeTheGateways(t *testing.T) {
 		"evil.example:4000": 403, "evil.example": 403, "10.1.2.3:4000": 403,
 		"localhost:4000": 200, "127.0.0.1:4000": 200, "[::1]:4000": 200, "box.lan": 200, "BOX.lan:4000": 200,
 	} {
-		resp := request(t, "GET", ts.URL+"/v1/models", host)
+		resp := request(t, "GET", ts.URL+"/v1/models", host, "")
 		if resp.StatusCode != want {
 			t.Errorf("Host %s: status %d, want %d", host, resp.StatusCode, want)
 		}
 	}
-	resp := request(t, "POST", ts.URL+"/v1/messages", "evil.example")
+	resp := request(t, "POST", ts.URL+"/v1/messages", "evil.example", chatBody(""))
 	if v := decodeBody(t, resp); resp.StatusCode != 403 || path(v, "error", "type") != "permission_error" || !strings.Contains(path(v, "error", "message").(string), "DNS rebinding") {
 		t.Errorf("Anthropic dialect: %d %v", resp.StatusCode, v)
 	}
 	// Listening beyond loopback with no allowed hosts: reached by any name.
 	open := newFakeGateway(t, Config{Listen: "0.0.0.0:4000"}, qwenRuntime())
-	if resp := request(t, "GET", open.URL+"/v1/models", "gpu-box.example:4000"); resp.StatusCode != 200 {
+	if resp := request(t, "GET", open.URL+"/v1/models", "gpu-box.example:4000", ""); resp.StatusCode != 200 {
 		t.Errorf("listening on every interface: status %d", resp.StatusCode)
 	}
 }
@@ -63,7 +40,7 @@ func TestCrossSiteRequestsRefused(t *testing.T) {
 		if origin != "" {
 			h = []string{"Origin", origin}
 		}
-		if resp := request(t, "GET", ts.URL+"/v1/models", "", h...); resp.StatusCode != want {
+		if resp := request(t, "GET", ts.URL+"/v1/models", "", "", h...); resp.StatusCode != want {
 			t.Errorf("Origin %q: status %d, want %d", origin, resp.StatusCode, want)
 		}
 	}
@@ -96,7 +73,7 @@ func TestClientKeyForms(t *testing.T) {
 		{"x-api-key", "sekret", 200}, {"Authorization", "sekret", 401}, {"Authorization", "Basic sekret", 401},
 		{"Authorization", "Bearer wrong", 401}, {"Authorization", "Bearer ", 401},
 	} {
-		if resp := request(t, "GET", ts.URL+"/v1/models", "", c.header, c.value); resp.StatusCode != c.want {
+		if resp := request(t, "GET", ts.URL+"/v1/models", "", "", c.header, c.value); resp.StatusCode != c.want {
 			t.Errorf("%s: %s: status %d, want %d", c.header, c.value, resp.StatusCode, c.want)
 		}
 	}
