@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -115,6 +117,30 @@ func TestCutStreamHandsOutCalls(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	if len(chunks) != 1 || len(chunks[0].Calls) != 1 || chunks[0].Calls[0].Function.Arguments != `{"x":` || chunks[0].FinishReason != "" {
+		t.Errorf("chunks = %+v", chunks)
+	}
+}
+
+// TestDroppedConnectionHandsOutCalls: the connection is aborted (a read
+// error, not a clean end of the body) after a call's first fragments: the
+// call comes out as it was, then the error.
+func TestDroppedConnectionHandsOutCalls(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, sseBody([]string{`{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"{\"x\":"}}]}`}, ""))
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler)
+	}))
+	defer srv.Close()
+	s, err := NewOpenAI(VLLM, srv.URL, "", nil).Chat(context.Background(), weatherRequest("m"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks, err := drain(t, s)
+	if err == nil || errors.Is(err, io.EOF) {
+		t.Fatalf("err = %v, want the read error", err)
+	}
+	if len(chunks) != 1 || len(chunks[0].Calls) != 1 || chunks[0].Calls[0].Function.Arguments != `{"x":` {
 		t.Errorf("chunks = %+v", chunks)
 	}
 }

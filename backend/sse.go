@@ -65,7 +65,7 @@ func (s *sseStream) Next() (Chunk, error) {
 		case err == io.EOF:
 			return s.end(false)
 		case err != nil:
-			return Chunk{}, err
+			return s.broke(err)
 		case payload == nil:
 			continue
 		case string(payload) == "[DONE]":
@@ -126,6 +126,19 @@ func (s *sseStream) end(clean bool) (Chunk, error) {
 		out.FinishReason = chat.FinishToolCalls
 	}
 	return out, nil
+}
+
+// broke ends an answer whose body failed to read (a connection reset, a
+// chunked body cut short): calls assembled so far are handed out before the
+// error, as for a body that ended early, so that a call cut mid-arguments
+// reaches the client and the trace as the runtime sent it.
+func (s *sseStream) broke(err error) (Chunk, error) {
+	s.ended = true
+	if calls := s.calls.whole(); len(calls) > 0 {
+		s.cutErr = err
+		return Chunk{Calls: calls}, nil
+	}
+	return Chunk{}, err
 }
 
 // sseChunk is any of the three chunk shapes.
