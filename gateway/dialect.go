@@ -132,6 +132,12 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, d *dialect, rec *t
 	}
 	out := d.respond(w, req, state)
 	if err := s.run(r.Context(), req, rec, out); err != nil {
+		if r.Context().Err() != nil {
+			// The client went away: nothing can be written, and the trace
+			// says so rather than blaming the runtime.
+			rec.Error = err.Error()
+			return statusClientClosed
+		}
 		if out.begun() {
 			return http.StatusOK // the stream has begun; the client was told in it
 		}
@@ -139,6 +145,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, d *dialect, rec *t
 	}
 	return out.complete(w, rec)
 }
+
+// statusClientClosed is the status a request whose client went away is
+// traced with (nginx's 499: there is no standard one).
+const statusClientClosed = 499
 
 // sse writes Server-Sent Events to the client, each flushed as soon as it is
 // written so that tokens reach the agent as they are made. The streams of

@@ -59,6 +59,24 @@ func TestClientDisconnectCancelsUpstream(t *testing.T) {
 				t.Fatal("the upstream request was not cancelled after the client left")
 			}
 			<-done
+			// The trace says the client left, not that the runtime failed,
+			// and keeps what the model wrote.
+			var rec map[string]any
+			for waitFor(func() bool {
+				rs, _ := path(decodeBody(t, get(t, ts.URL+"/v1/dragoman/requests")), "requests").([]any)
+				if len(rs) == 0 {
+					return false
+				}
+				rec = decodeBody(t, get(t, ts.URL+"/v1/dragoman/requests/"+path(rs[0], "id").(string)))
+				return true
+			}) {
+			}
+			if rec["status"] != float64(499) || !strings.Contains(str(rec["error"]), "client closed the connection") || rec["completion"] != "Hello" {
+				t.Errorf("trace: status %v, error %v, completion %v", rec["status"], rec["error"], rec["completion"])
+			}
+			if ds, _ := rec["diagnostics"].([]any); len(ds) > 0 {
+				t.Errorf("diagnostics %v: the runtime is not to blame", ds)
+			}
 		})
 	}
 }

@@ -228,7 +228,7 @@ func errorStatus(err error) (int, string, string) {
 	case errors.As(err, &ue):
 		return ue.status, "upstream_error", ""
 	case errors.Is(err, context.Canceled):
-		return 499, "client_closed_request", ""
+		return statusClientClosed, "client_closed_request", ""
 	}
 	return http.StatusInternalServerError, "internal_error", ""
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,11 +58,13 @@ func (e *upstreamError) Unwrap() error { return e.err }
 
 // exchange is one request on its way through the pipeline.
 type exchange struct {
-	s   *Server
-	req *chat.Request
-	rec *trace.Record
-	out answer
-	rt  *route
+	s *Server
+	// client is the client's context: done when the client has gone.
+	client context.Context
+	req    *chat.Request
+	rec    *trace.Record
+	out    answer
+	rt     *route
 
 	parser format.Parser // nil when calls are not parsed
 	// prefill and suffix are what a forced call put at the end of the prompt
@@ -89,10 +92,11 @@ func (s *Server) run(ctx context.Context, req *chat.Request, rec *trace.Record, 
 	if err != nil {
 		return err
 	}
+	client := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	for i, rt := range routes {
-		x := &exchange{s: s, req: req, rec: rec, out: out, pending: map[int]*chat.ToolCall{}, rt: rt}
+		x := &exchange{s: s, client: client, req: req, rec: rec, out: out, pending: map[int]*chat.ToolCall{}, rt: rt}
 		rt.up.inFlight.Add(1)
 		// A runtime that accepts the request and never begins its answer
 		// would hold it forever: the wait has its own limit.
@@ -524,6 +528,9 @@ func (x *exchange) pump(ctx context.Context, cancel context.CancelFunc, stream b
 		}
 		if err != nil {
 			x.rec.Completion = x.kept(&raw)
+			if x.client.Err() != nil {
+				return x.left()
+			}
 			if ctx.Err() != nil && !idle.Stop() {
 				err = fmt.Errorf("the runtime sent nothing for %s (limits.idle_timeout)", idleTimeout)
 			}
@@ -613,6 +620,19 @@ func (x *exchange) broken(cause error) error {
 	x.rec.Error = err.Error()
 	x.rec.Diagnostics = append(x.rec.Diagnostics, trace.Diagnostic{Code: "upstream-cut", Message: err.Error(), Offset: x.rawBytes})
 	return x.out.fail(err)
+}
+
+// left ends an answer whose client went away: there is no one to tell, and
+// the runtime did nothing wrong (no upstream-cut diagnostic); the trace
+// keeps what the model wrote until then.
+func (x *exchange) left() error {
+	p := x.parser
+	x.parser = nil
+	if p != nil {
+		p.Close()
+		x.parserDiagnostics(p)
+	}
+	return fmt.Errorf("the client closed the connection after %d bytes of the answer: %w", x.rawBytes, context.Canceled)
 }
 
 // deliver passes one chunk on: raw text through the parser, the runtime's
@@ -707,8 +727,23 @@ func (x *exchange) closeParser() error {
 	if err := x.events(p.Close()); err != nil {
 		return err
 	}
-	for _, d := range p.Diagnostics() {
-		x.rec.Diagnostics = append(x.rec.Diagnostics, trace.Diagnostic{Code: d.Code, Message: d.Message, Offset: d.Offset})
-	}
+	x.parserDiagnostics(p)
 	return nil
+}
+
+// parserDiagnostics records the parser's diagnostics. A family's parser that
+// checks the tool names itself reports an undeclared tool as emitCall does:
+// its report, which knows where in the output the call is, replaces the
+// gateway's, so that the call is reported once.
+func (x *exchange) parserDiagnostics(p format.Parser) {
+	for _, d := range p.Diagnostics() {
+		td := trace.Diagnostic{Code: d.Code, Message: d.Message, Offset: d.Offset}
+		if i := slices.IndexFunc(x.rec.Diagnostics, func(o trace.Diagnostic) bool {
+			return o.Code == "unknown-tool" && o.Code == td.Code && o.Message == td.Message && o.Offset == 0
+		}); i >= 0 {
+			x.rec.Diagnostics[i] = td
+			continue
+		}
+		x.rec.Diagnostics = append(x.rec.Diagnostics, td)
+	}
 }

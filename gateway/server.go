@@ -479,6 +479,7 @@ type traceSummary struct {
 	API          string    `json:"api"`
 	Model        string    `json:"model"`
 	Start        time.Time `json:"start"`
+	Status       int       `json:"status"`
 	Runtime      string    `json:"runtime,omitempty"`
 	Mode         string    `json:"mode,omitempty"`
 	Format       string    `json:"format,omitempty"`
@@ -493,7 +494,7 @@ type traceSummary struct {
 func (s *Server) handleTraceIndex(w http.ResponseWriter, r *http.Request) {
 	out := []traceSummary{}
 	for _, rec := range s.traces.Recent(s.cfg.TraceSize) {
-		out = append(out, traceSummary{ID: rec.ID, API: rec.API, Model: rec.Model, Start: rec.Start, Runtime: rec.Runtime,
+		out = append(out, traceSummary{ID: rec.ID, API: rec.API, Model: rec.Model, Start: rec.Start, Status: rec.Status, Runtime: rec.Runtime,
 			Mode: rec.Mode, Format: rec.Format, Calls: len(rec.Calls), Diagnostics: len(rec.Diagnostics),
 			FinishReason: rec.FinishReason, Error: rec.Error})
 	}
