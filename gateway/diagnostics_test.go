@@ -1,7 +1,12 @@
 package gateway
 
 import (
+	"errors"
+	"io"
+	"strings"
 	"testing"
+
+	"github.com/dragoman-dev/dragoman/backend"
 
 	"github.com/dragoman-dev/dragoman/chat"
 	"github.com/dragoman-dev/dragoman/format"
@@ -38,6 +43,44 @@ func TestUnknownToolReportedOnce(t *testing.T) {
 			}
 			if len(x.rec.Calls) != 1 || n != 1 {
 				t.Errorf("calls %v, diagnostics %+v: want one call and one unknown-tool", x.rec.Calls, x.rec.Diagnostics)
+			}
+		})
+	}
+}
+
+// Errors a client sees name the runtime, never its address; the trace keeps
+// the whole message for the operator.
+func TestClientErrorsNameNoAddress(t *testing.T) {
+	const addr = "10.1.2.3:8000"
+	refused := errors.New(`Post "http://` + addr + `/api/generate": dial tcp ` + addr + `: connect: connection refused`)
+	for _, c := range []struct {
+		name   string
+		setup  func(rt *fakeRuntime)
+		stream bool
+	}{
+		{"refused", func(rt *fakeRuntime) { rt.startErr = refused }, false},
+		{"cut, not streamed", func(rt *fakeRuntime) { rt.script, rt.err = []backend.Chunk{{Text: "Hi"}}, refused }, false},
+		{"cut, streamed", func(rt *fakeRuntime) { rt.script, rt.err = []backend.Chunk{{Text: "Hi"}}, refused }, true},
+		{"listing failed", func(rt *fakeRuntime) { rt.modelsErr = refused }, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rt := qwenRuntime()
+			rt.url = "http://" + addr
+			c.setup(rt)
+			ts := newFakeGateway(t, Config{}, rt)
+			body := chatBody("")
+			if c.stream {
+				body = chatBody(`"stream":true`)
+			}
+			resp := post(t, ts.URL+"/v1/chat/completions", body)
+			raw, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if strings.Contains(string(raw), "10.1.2.3") || !strings.Contains(string(raw), "connection refused") {
+				t.Errorf("the client was told %s", raw)
+			}
+			rs, _ := path(decodeBody(t, get(t, ts.URL+"/v1/dragoman/requests")), "requests").([]any)
+			if len(rs) == 0 || !strings.Contains(str(path(rs[0], "error")), addr) {
+				t.Errorf("the trace lost the address: %v", rs)
 			}
 		})
 	}

@@ -115,7 +115,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, d *dialect, rec *t
 	w = &tokenHeader{ResponseWriter: w, rec: rec}
 	failed := func(err error) int {
 		rec.Error = err.Error()
-		return d.fail(w, err)
+		return d.fail(w, s.public(err))
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
 	if err != nil {

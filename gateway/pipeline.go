@@ -618,8 +618,11 @@ func (x *exchange) broken(cause error) error {
 	}
 	err := fmt.Errorf("the runtime's stream broke off after %d bytes: %w", x.rawBytes, cause)
 	x.rec.Error = err.Error()
-	x.rec.Diagnostics = append(x.rec.Diagnostics, trace.Diagnostic{Code: "upstream-cut", Message: err.Error(), Offset: x.rawBytes})
-	return x.out.fail(err)
+	// The diagnostic goes to the client with the answer: it names no
+	// address (rec.Error, the operator's, keeps the whole message).
+	public := x.s.public(err)
+	x.rec.Diagnostics = append(x.rec.Diagnostics, trace.Diagnostic{Code: "upstream-cut", Message: public.Error(), Offset: x.rawBytes})
+	return x.out.fail(public)
 }
 
 // left ends an answer whose client went away: there is no one to tell, and

@@ -88,8 +88,13 @@ func TestUpstreamCredentialsMasked(t *testing.T) {
 	ts := newFakeGateway(t, Config{}, rt)
 	resp := post(t, ts.URL+"/v1/chat/completions", chatBody(""))
 	body := toJSON(t, decodeBody(t, resp))
-	if strings.Contains(body, "hunter2") || !strings.Contains(body, "user:xxxxx@127.0.0.1:1") {
+	if strings.Contains(body, "hunter2") || !strings.Contains(body, "ollama: connection refused") {
 		t.Errorf("error %s", body)
+	}
+	// The trace names the address, with the password masked.
+	traces := toJSON(t, decodeBody(t, get(t, ts.URL+"/v1/dragoman/requests")))
+	if strings.Contains(traces, "hunter2") || !strings.Contains(traces, "user:xxxxx@127.0.0.1:1") {
+		t.Errorf("traces %s", traces)
 	}
 	if _, err := New(Config{Upstreams: []Upstream{{URL: "http://user:hunter2@127.0.0.1:1", Kind: "olama"}}}, Hooks{}); err == nil || strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("validation error %v", err)
