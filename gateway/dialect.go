@@ -3,10 +3,13 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/dragoman-dev/dragoman/backend"
@@ -115,6 +118,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, d *dialect, rec *t
 	w = &tokenHeader{ResponseWriter: w, rec: rec}
 	failed := func(err error) int {
 		rec.Error = err.Error()
+		setRetryAfter(w, err)
 		return d.fail(w, s.public(err))
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
@@ -144,6 +148,17 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, d *dialect, rec *t
 		return failed(err)
 	}
 	return out.complete(w, rec)
+}
+
+// setRetryAfter tells a client answered 502 or 503 when to try again, in
+// whole seconds (at least one): SDKs honour it when they retry.
+func setRetryAfter(w http.ResponseWriter, err error) {
+	var ue *upstreamError
+	if !errors.As(err, &ue) || (ue.status != http.StatusBadGateway && ue.status != http.StatusServiceUnavailable) {
+		return
+	}
+	secs := max(1, int(math.Ceil(ue.retryAfter.Seconds())))
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
 }
 
 // statusClientClosed is the status a request whose client went away is

@@ -47,6 +47,11 @@ type fakeRuntime struct {
 	modelsGate chan struct{}
 	// modelsErr fails every model listing: a runtime that is down.
 	modelsErr error
+	// infoFailures fails that many ModelInfo calls first (a runtime still
+	// loading); infoGate, when set, holds ModelInfo until it is closed.
+	infoFailures int
+	infoGate     chan struct{}
+	infos        int // ModelInfo calls
 }
 
 func (f *fakeRuntime) Kind() backend.Kind { return f.kind }
@@ -79,6 +84,23 @@ func (f *fakeRuntime) Models(ctx context.Context) ([]backend.Model, error) {
 }
 
 func (f *fakeRuntime) ModelInfo(ctx context.Context, model string) (backend.ModelInfo, error) {
+	f.mu.Lock()
+	f.infos++
+	failing, gate := f.infoFailures > 0, f.infoGate
+	if failing {
+		f.infoFailures--
+	}
+	f.mu.Unlock()
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return backend.ModelInfo{}, ctx.Err()
+		}
+	}
+	if failing {
+		return backend.ModelInfo{}, errors.New("model is loading")
+	}
 	info, ok := f.models[model]
 	if !ok {
 		return info, errors.New("no such model")

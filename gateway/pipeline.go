@@ -51,6 +51,9 @@ func (e *requestError) Error() string { return e.msg }
 type upstreamError struct {
 	status int
 	err    error
+	// retryAfter, for a 502 or 503, is when the gateway will try the
+	// runtime again (the Retry-After header; 0 means a second).
+	retryAfter time.Duration
 }
 
 func (e *upstreamError) Error() string { return e.err.Error() }

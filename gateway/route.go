@@ -23,6 +23,9 @@ type upstream struct {
 	name string
 	cfg  Upstream
 	be   backend.Backend
+	// order is its place among the configured upstreams (Hooks.Backends
+	// first), which routing falls back on.
+	order int
 
 	// inFlight counts the requests it is answering (least-busy routing);
 	// downUntil is when it may be tried again after it could not be reached.
@@ -32,8 +35,11 @@ type upstream struct {
 	models    []backend.Model
 	listedAt  time.Time
 	listErr   error
-	listing   bool // a background listing is running
-	prepared  map[string]*modelState
+	// listFailures counts the listings failed in a row: a failed listing is
+	// tried again after backoff(listFailures), not after ModelsTTL.
+	listFailures int
+	listing      bool // a background listing is running
+	prepared     map[string]*modelState
 }
 
 // modelState is what serving one model needs, worked out once per model.
@@ -58,6 +64,11 @@ type modelState struct {
 	tok *tokenize.Tokenizer
 	// why explains, for the trace, how the template and family were chosen.
 	why []string
+	// retry says the runtime could not describe the model; the preparation
+	// is done again once retryAt has passed (failures in a row so far).
+	retry    bool
+	retryAt  time.Time
+	failures int
 }
 
 // route is where one request goes.
@@ -92,7 +103,7 @@ func (s *Server) models(ctx context.Context, u *upstream) []backend.Model {
 		return u.listModels(ctx)
 	}
 	m := u.models
-	if !u.listing && time.Since(u.listedAt) >= time.Duration(s.cfg.ModelsTTL) {
+	if !u.listing && time.Since(u.listedAt) >= u.listAgainAfter(time.Duration(s.cfg.ModelsTTL)) {
 		u.listing = s.background(func(ctx context.Context) { u.listModels(ctx) })
 	}
 	u.mu.Unlock()
@@ -114,8 +125,21 @@ func (u *upstream) listModels(ctx context.Context) []backend.Model {
 	u.listing = false
 	if ctx.Err() == nil {
 		u.models, u.listErr, u.listedAt = models, err, time.Now()
+		u.listFailures = 0
+		if err != nil {
+			u.listFailures++
+		}
 	}
 	return models
+}
+
+// listAgainAfter is how old the last listing may grow before the next: ttl,
+// or the backoff after failures. The caller holds u.mu.
+func (u *upstream) listAgainAfter(ttl time.Duration) time.Duration {
+	if u.listErr != nil {
+		return min(ttl, backoff(u.listFailures))
+	}
+	return ttl
 }
 
 // downFor is how long an upstream that could not be reached is passed over
@@ -143,6 +167,7 @@ func (s *Server) resolve(ctx context.Context, model string) ([]*route, error) {
 	}
 	var available []string
 	var found []*route
+	var err error
 	for _, u := range s.upstreams(ctx) {
 		for _, m := range s.models(ctx, u) {
 			if sameModel(u.be.Kind(), name, m.ID) {
@@ -157,7 +182,14 @@ func (s *Server) resolve(ctx context.Context, model string) ([]*route, error) {
 			// The model may be on a runtime that did not answer: that is the
 			// runtime's failure (502), which clients retry, not a model that
 			// does not exist (404), which they do not.
-			return nil, &upstreamError{status: http.StatusBadGateway, err: fmt.Errorf("model %q is not served by the runtimes that answered, and these did not answer: %s", model, strings.Join(down, "; "))}
+			return nil, &upstreamError{status: http.StatusBadGateway, retryAfter: s.retryHint(),
+				err: fmt.Errorf("model %q is not served by the runtimes that answered, and these did not answer: %s", model, strings.Join(down, "; "))}
+		}
+		if l, ok := s.lostServing(name); ok {
+			// A runtime that served the model has gone: it may be
+			// restarting. Clients retry a 503; a 404 they would not.
+			return nil, &upstreamError{status: http.StatusServiceUnavailable, retryAfter: time.Duration(s.cfg.ModelsTTL),
+				err: fmt.Errorf("model %q was served by %s, which has not been found since %s ago", model, l.name, time.Since(l.at).Round(time.Second))}
 		}
 		return nil, &errModelNotFound{model: model, available: available}
 	}
@@ -176,7 +208,9 @@ func (s *Server) resolve(ctx context.Context, model string) ([]*route, error) {
 		return cmp.Compare(busy[a.up], busy[b.up])
 	})
 	for _, r := range found {
-		r.state = s.prepare(ctx, r.up, r.model)
+		if r.state, err = s.prepare(ctx, r.up, r.model); err != nil {
+			return nil, err
+		}
 	}
 	return found, nil
 }
@@ -184,10 +218,32 @@ func (s *Server) resolve(ctx context.Context, model string) ([]*route, error) {
 // unreachable describes the configured upstreams that could not be set up
 // and the upstreams whose last model listing failed.
 func (s *Server) unreachable() []string {
+	return s.downInfo(nil)
+}
+
+// retryHint is how long until the gateway next tries a runtime that did not
+// answer (a pending upstream, a failed listing): a client's Retry-After.
+func (s *Server) retryHint() time.Duration {
+	var wait time.Duration
+	s.downInfo(&wait)
+	return wait
+}
+
+// downInfo describes the configured upstreams that could not be set up and
+// the upstreams whose last model listing failed; with wait set, it also
+// works out the time until the earliest next attempt at any of them.
+func (s *Server) downInfo(wait *time.Duration) []string {
+	soonest := func(d time.Duration) {
+		if wait != nil && (*wait == 0 || d < *wait) {
+			*wait = max(d, time.Millisecond)
+		}
+	}
+	ttl := time.Duration(s.cfg.ModelsTTL)
 	s.mu.Lock()
 	var out []string
-	for _, err := range s.connectErrs {
-		out = append(out, err.Error())
+	for _, p := range s.pending {
+		out = append(out, p.err.Error())
+		soonest(time.Until(p.retryAt))
 	}
 	ups := append(append([]*upstream(nil), s.configured...), s.discovered...)
 	s.mu.Unlock()
@@ -195,30 +251,70 @@ func (s *Server) unreachable() []string {
 		u.mu.Lock()
 		if u.listErr != nil {
 			out = append(out, fmt.Sprintf("%s: %v", u.name, u.listErr))
+			soonest(time.Until(u.listedAt.Add(u.listAgainAfter(ttl))))
 		}
 		u.mu.Unlock()
 	}
 	return out
 }
 
+// prepareTimeout bounds one preparation (the runtime describing the model,
+// reading its GGUF's template and tokenizer).
+const prepareTimeout = time.Minute
+
 // prepare works out, once per model, its template and tool-call family.
-// Concurrent first requests wait for one preparation.
-func (s *Server) prepare(ctx context.Context, u *upstream, model string) *modelState {
+// Concurrent first requests wait for one preparation; a preparation the
+// runtime could not help with (it did not describe the model: loading,
+// restarting) is done again after a backoff. The work is the model's, not
+// the first client's: it goes on if that client leaves, which only stops
+// the waiting.
+func (s *Server) prepare(ctx context.Context, u *upstream, model string) (*modelState, error) {
 	u.mu.Lock()
 	st, ok := u.prepared[model]
+	if ok && st.retryDue() {
+		st, ok = &modelState{ready: make(chan struct{}), failures: st.failures}, false
+		u.prepared[model] = st
+	}
 	if !ok {
-		st = &modelState{ready: make(chan struct{})}
+		st = cmp.Or(st, &modelState{ready: make(chan struct{})})
 		u.prepared[model] = st
 	}
 	u.mu.Unlock()
-	if ok {
-		<-st.ready
-		return st
+	if !ok {
+		work := func(life context.Context) {
+			pctx, cancel := context.WithTimeout(life, prepareTimeout)
+			defer cancel()
+			s.prepareModel(pctx, u, model, st)
+		}
+		if !s.background(work) {
+			work(context.WithoutCancel(ctx)) // the server is closing: no goroutine to leave behind
+		}
 	}
+	select {
+	case <-st.ready:
+		return st, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// retryDue reports whether a finished preparation failed for the runtime's
+// sake and its backoff has passed. The caller holds the upstream's mu.
+func (st *modelState) retryDue() bool {
+	select {
+	case <-st.ready:
+		return st.retry && !time.Now().Before(st.retryAt)
+	default:
+		return false // still being prepared
+	}
+}
+
+// prepareModel fills st in and closes its ready channel.
+func (s *Server) prepareModel(ctx context.Context, u *upstream, model string, st *modelState) {
 	defer close(st.ready)
 	s.findTemplate(ctx, u, model, st)
 	if st.tpl == nil {
-		return st
+		return
 	}
 	st.caps = probeTemplateCaps(st.tpl, st.tplSource, st.bos, st.eos)
 	if f, ok := format.Detect(st.tplSource); ok {
@@ -227,7 +323,6 @@ func (s *Server) prepare(ctx context.Context, u *upstream, model string) *modelS
 	} else {
 		st.why = append(st.why, "no tool-call format matches the template; calls are not parsed")
 	}
-	return st
 }
 
 // loadTokenizer reads the model's tokenizer from its GGUF, as the runtime
@@ -255,7 +350,9 @@ func loadTokenizer(kind backend.Kind, path string, st *modelState) *tokenize.Tok
 func (s *Server) findTemplate(ctx context.Context, u *upstream, model string, st *modelState) {
 	info, err := u.be.ModelInfo(ctx, model)
 	if err != nil {
-		st.why = append(st.why, "the runtime did not describe the model: "+err.Error())
+		st.failures++
+		st.retry, st.retryAt = true, time.Now().Add(backoff(st.failures))
+		st.why = append(st.why, fmt.Sprintf("the runtime did not describe the model (%v): asked again from %s on", err, backoff(st.failures)))
 	}
 	st.bos, st.eos, st.contextLength = info.BOSToken, info.EOSToken, info.ContextLength
 	var src *template.Source

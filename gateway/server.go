@@ -14,8 +14,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -59,8 +61,9 @@ type Server struct {
 
 	mu           sync.Mutex
 	configured   []*upstream
-	connectErrs  []error
+	pending      []*pendingUpstream // configured, not set up yet (retry.go)
 	connected    bool
+	lost         map[string]lostUpstream // discovered, then gone (retry.go)
 	discovered   []*upstream
 	discoveredAt time.Time
 	discovering  bool // a background discovery is running
@@ -236,18 +239,14 @@ func (s *Server) upstreams(ctx context.Context) []*upstream {
 	defer s.mu.Unlock()
 	if !s.connected {
 		s.connected = true
-		for _, be := range s.hooks.Backends {
-			s.configured = append(s.configured, newUpstream(Upstream{URL: be.BaseURL(), Kind: string(be.Kind())}, be))
+		for i, be := range s.hooks.Backends {
+			s.addConfigured(i-len(s.hooks.Backends), Upstream{URL: be.BaseURL(), Kind: string(be.Kind())}, be)
 		}
-		for _, c := range s.cfg.Upstreams {
-			be, err := s.hooks.Connect(ctx, c)
-			if err != nil {
-				s.connectErrs = append(s.connectErrs, fmt.Errorf("upstream %s: %w", redactURL(c.URL), err))
-				continue
-			}
-			s.configured = append(s.configured, newUpstream(c, be))
+		for i, c := range s.cfg.Upstreams {
+			s.connect(ctx, i, c)
 		}
 	}
+	s.retryPending()
 	switch {
 	case s.cfg.NoDiscover:
 	case s.discoveredAt.IsZero():
@@ -280,6 +279,13 @@ func (s *Server) setDiscovered(found []backend.Backend) {
 	for _, u := range s.discovered {
 		known[u.be.BaseURL()] = u
 	}
+	for _, be := range found {
+		delete(known, be.BaseURL()) // what is left of known is gone
+	}
+	gone := slices.Collect(maps.Values(known))
+	for _, u := range s.discovered {
+		known[u.be.BaseURL()] = u
+	}
 	discovered := make([]*upstream, 0, len(found))
 	for _, be := range found {
 		if s.isConfigured(be.BaseURL()) {
@@ -292,6 +298,10 @@ func (s *Server) setDiscovered(found []backend.Backend) {
 		discovered = append(discovered, newUpstream(Upstream{URL: be.BaseURL(), Kind: string(be.Kind())}, be))
 	}
 	s.discovered = discovered
+	s.forget(gone)
+	for _, be := range found {
+		delete(s.lost, be.BaseURL())
+	}
 }
 
 func (s *Server) isConfigured(url string) bool {
@@ -445,7 +455,7 @@ func (s *Server) Survey(ctx context.Context) []Found {
 		out = append(out, f)
 	}
 	s.mu.Lock()
-	for _, err := range s.connectErrs {
+	for _, err := range s.pendingErrors() {
 		out = append(out, Found{Err: err})
 	}
 	s.mu.Unlock()
