@@ -69,7 +69,7 @@ type Limits struct {
 	// Past it the runtime is cut off and the answer ends as a break-off,
 	// with everything up to there delivered.
 	MaxAnswerBytes int `json:"max_answer_bytes,omitempty"`
-	// MaxTraceBytes bounds the raw completion a trace keeps; default 8 MiB
+	// MaxTraceBytes bounds the raw completion, and the client's request, a trace keeps; default 8 MiB
 	// (the rest is counted, not kept).
 	MaxTraceBytes int `json:"max_trace_bytes,omitempty"`
 }

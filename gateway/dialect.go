@@ -125,6 +125,8 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, d *dialect, rec *t
 	if err != nil {
 		return failed(&requestError{msg: "request body: " + err.Error(), status: http.StatusRequestEntityTooLarge})
 	}
+	rec.RequestBytes = len(body)
+	rec.Request = string(body[:min(len(body), s.cfg.Limits.MaxTraceBytes)])
 	req, state, err := d.decode(body, rec)
 	if err != nil {
 		return failed(err)

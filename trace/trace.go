@@ -31,6 +31,10 @@ type Record struct {
 	// Format is the parser's family id; TemplateOrigin where the template came from.
 	Format         string `json:"format,omitempty"`
 	TemplateOrigin string `json:"template_origin,omitempty"`
+	// Request is the client's request body as it came (its first
+	// limits.max_trace_bytes; RequestBytes is its whole length).
+	Request      string `json:"request,omitempty"`
+	RequestBytes int    `json:"request_bytes,omitempty"`
 	// Decisions are the choices made on the way, in order, each a sentence.
 	Decisions []string `json:"decisions,omitempty"`
 
