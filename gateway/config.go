@@ -146,6 +146,11 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// MarshalJSON writes d as UnmarshalJSON reads it: "1m30s".
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).String())
+}
+
 // LoadConfig reads a JSON config file; unknown fields are an error, so that a
 // typo does not silently do nothing.
 func LoadConfig(path string) (Config, error) {

@@ -119,3 +119,7 @@ func hostOnly(hostport string) string {
 	}
 	return h
 }
+
+// RedactURL is raw with any password masked ("user:xxxxx@host"), as the
+// gateway prints upstream addresses everywhere.
+func RedactURL(raw string) string { return redactURL(raw) }

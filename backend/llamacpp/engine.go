@@ -37,8 +37,11 @@ type Options struct {
 	// what is searched when it is empty).
 	LibDir string
 	// Models are GGUF files; each is served under its base name without
-	// ".gguf".
+	// ".gguf", or the name Names gives it.
 	Models []string
+	// Names, keyed by a Models path, is the name a model is served under
+	// when its file's name says nothing (an Ollama blob is sha256-…).
+	Names map[string]string
 	// ContextSize is each model's context in tokens. 0 is DefaultContext,
 	// or what the model was trained for where that is less; a size above
 	// what a model was trained for is an error (llama.cpp would only cap it,
@@ -85,6 +88,9 @@ func New(opts Options) (*Engine, error) {
 	e := &Engine{byID: map[string]*model{}}
 	for _, p := range opts.Models {
 		id := ModelID(p)
+		if n := opts.Names[p]; n != "" {
+			id = n
+		}
 		if other, ok := e.byID[id]; ok {
 			return nil, fmt.Errorf("models %s and %s would both be served as %q", other.path, p, id)
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/dragoman-dev/dragoman/backend"
 	"github.com/dragoman-dev/dragoman/backend/llamacpp"
 	"github.com/dragoman-dev/dragoman/gateway"
+	"github.com/dragoman-dev/dragoman/ondisk"
 )
 
 // modelFlags collects repeated -model flags: GGUF files for the embedded engine.
@@ -50,7 +51,7 @@ func (u *upstreamFlags) Set(v string) error {
 
 // survey prints, once the gateway has looked, every runtime it found and
 // what it serves, and what to do when it found nothing to serve.
-func survey(srv *gateway.Server, noDiscover bool, w io.Writer) {
+func survey(srv *gateway.Server, noDiscover bool, onDisk []ondisk.Model, w io.Writer) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	found := srv.Survey(ctx)
@@ -74,6 +75,13 @@ func survey(srv *gateway.Server, noDiscover bool, w io.Writer) {
 		probed = "no model is served (the default ports are not probed: -no-discover)"
 	}
 	fmt.Fprintf(w, "dragoman: %s. Start a runtime, give one with -upstream URL, or run a GGUF file in this process with -model FILE.gguf (llama.cpp's libraries from npm %s)\n", probed, llamacpp.NPMPackage)
+	if len(onDisk) > 0 {
+		names := make([]string, len(onDisk))
+		for i, m := range onDisk {
+			names[i] = fmt.Sprintf("%s (%s, %s)", m.Name, m.Source, humanSize(m.Size))
+		}
+		fmt.Fprintf(w, "dragoman: GGUF models on this machine, each served by -model NAME: %s\n", listed(names, 8))
+	}
 }
 
 // loopbackAddr reports whether a listening address is loopback only.
@@ -103,14 +111,15 @@ func runServe(args []string, e *env) int {
 	logFormat := fs.String("log-format", "text", "the request log's format on stderr: text, json, or off")
 	maxOutput := fs.Int("max-output-tokens", 0, "the output limit of requests that set none (agents such as Codex never do); 0 leaves it to the runtime")
 	var models modelFlags
-	fs.Var(&models, "model", "a GGUF file to run in this process with the embedded llama.cpp engine, served as its base name without .gguf; repeatable")
+	fs.Var(&models, "model", "a GGUF file, or the name of a model on this machine (dragoman models), to run in this process with the embedded llama.cpp engine; repeatable")
 	ctxSize := fs.Int("ctx", llamacpp.DefaultContext, "context size in tokens for each -model (at most what the model was trained for)")
 	threads := fs.Int("threads", 0, "threads for each -model (default: half the CPUs, at least 1)")
 	noReuse := fs.Bool("no-prompt-reuse", false, "start every request to a -model from an empty KV cache (reproducible seeded sampling; slower on resent conversations)")
 	llamaLib := fs.String("llama-lib", "", "directory holding llama.cpp's libraries for -model (default $"+llamacpp.EnvLib+", then ~/.cache/dragoman/llama-lib, then beside the executable)")
+	check := fs.Bool("check", false, "check the configuration, print it as resolved (secrets masked) and exit, serving nothing")
 	fs.Usage = func() {
 		fmt.Fprintln(e.stderr, "usage: dragoman serve [-listen ADDR] [-config FILE] [-upstream [KIND=]URL]... [-mode own|relay] [-no-discover] [-max-output-tokens N]")
-		fmt.Fprintln(e.stderr, "                      [-model FILE.gguf]... [-ctx N] [-threads N] [-no-prompt-reuse] [-llama-lib DIR]")
+		fmt.Fprintln(e.stderr, "                      [-model FILE.gguf|NAME]... [-ctx N] [-threads N] [-no-prompt-reuse] [-llama-lib DIR] [-check]")
 		fmt.Fprintln(e.stderr, "\nServes OpenAI Chat Completions (/v1/chat/completions), OpenAI Responses (/v1/responses), Anthropic")
 		fmt.Fprintln(e.stderr, "Messages (/v1/messages) and Ollama's API (/api/chat, /api/generate, /api/tags, …) over")
 		fmt.Fprintln(e.stderr, "the local runtimes it finds on their default ports, or the ones given, and over GGUF files run in")
@@ -175,6 +184,11 @@ func runServe(args []string, e *env) int {
 	if n := runtime.NumCPU(); eo.Threads > n {
 		fmt.Fprintf(e.stderr, "dragoman: warning: %d threads for each model on %d CPUs: threads beyond the CPUs wait for each other (one run here went 50 times slower); give -threads %d or less\n", eo.Threads, n, n)
 	}
+	onDisk := ondisk.Find(localStores(e))
+	if err := resolveModels(&eo, onDisk); err != nil {
+		fmt.Fprintln(e.stderr, "dragoman serve:", err)
+		return 2
+	}
 	var hooks gateway.Hooks
 	switch *logFormat {
 	case "text":
@@ -186,9 +200,12 @@ func runServe(args []string, e *env) int {
 		fmt.Fprintf(e.stderr, "dragoman serve: -log-format %q: want text, json or off\n", *logFormat)
 		return 2
 	}
+	if *check {
+		return checkConfig(cfg, eo, e)
+	}
 	if len(eo.Models) > 0 {
 		start := time.Now()
-		eng, err := llamacpp.New(eo)
+		eng, err := loadEngine(eo, e.stderr)
 		if err != nil {
 			fmt.Fprintln(e.stderr, "dragoman serve:", err)
 			return 1
@@ -220,7 +237,7 @@ func runServe(args []string, e *env) int {
 	}
 	fmt.Fprintf(e.stderr, "dragoman: serving OpenAI, Anthropic and Ollama APIs on http://%s (/v1/chat/completions, /v1/responses, /v1/messages, /api/chat, /v1/models)\n", ln.Addr())
 	fmt.Fprintf(e.stderr, "dragoman: traces of each request at http://%s/dragoman/\n", ln.Addr())
-	go survey(srv, cfg.NoDiscover, e.stderr)
+	go survey(srv, cfg.NoDiscover, onDisk, e.stderr)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,15 +17,18 @@ func TestServeConfigEngine(t *testing.T) {
 	dir := t.TempDir()
 	cfg := write(t, dir, "dragoman.json", `{"no_discover": true, "listen": "127.0.0.1:0",
 		"engine": {"models": ["models/missing.gguf"], "context": 512, "threads": 1}}`)
-	r := dragoman(t, "", nil, "serve", "-config", cfg)
-	want := "model " + filepath.Join(dir, "models", "missing.gguf") + ": "
-	if r.status != 1 || !strings.Contains(r.stderr, want) {
-		t.Errorf("status %d, stderr %q; want 1 and %q", r.status, r.stderr, want)
+	r := dragoman(t, "", []string{"HOME=" + dir}, "serve", "-config", cfg)
+	want := "-model " + filepath.Join(dir, "models", "missing.gguf") + ": no such file"
+	if r.status != 2 || !strings.Contains(r.stderr, want) {
+		t.Errorf("status %d, stderr %q; want 2 and %q", r.status, r.stderr, want)
 	}
 	// A -model adds to the file's models: one of each that would be served
 	// under the same name is refused (before any library is loaded).
 	tiny := filepath.Join(fixtures.Require(t), "models", "tiny-qwen3-random.gguf")
 	both := write(t, dir, "both.json", `{"no_discover": true, "engine": {"models": [`+strconv.Quote(tiny)+`]}}`)
+	if err := os.Symlink(tiny, filepath.Join(dir, "tiny-qwen3-random.gguf")); err != nil {
+		t.Fatal(err)
+	}
 	r = dragoman(t, "", nil, "serve", "-config", both, "-model", filepath.Join(dir, "tiny-qwen3-random.gguf"))
 	if r.status != 1 || !strings.Contains(r.stderr, `would both be served as "tiny-qwen3-random"`) {
 		t.Errorf("with -model: status %d, stderr %q", r.status, r.stderr)
