@@ -25,10 +25,10 @@ var ErrNoLibrary = errors.New("llama.cpp libraries not found")
 
 // howToGet is the remedy printed with ErrNoLibrary.
 func howToGet() string {
-	return fmt.Sprintf("get them with `npm pack %s && tar xzf node-llama-cpp-linux-x64-3.22.1.tgz` "+
-		"(or .ci/llamalib.sh in Dragoman's repository) and pass the directory holding libllama.%s.so "+
+	return fmt.Sprintf("get them with `dragoman engine install` (%s from npm, checked against its pinned hash), "+
+		"or `npm pack %s && tar xzf node-llama-cpp-linux-x64-3.22.1.tgz` and pass the directory holding libllama.%s.so "+
 		"(package/bins/linux-x64) with --llama-lib DIR or $%s, or put it at %s",
-		NPMPackage, LlamaVersion, EnvLib, strings.Join(wellKnownDirs(), " or "))
+		NPMPackage, NPMPackage, LlamaVersion, EnvLib, strings.Join(wellKnownDirs(), " or "))
 }
 
 // cacheDir is ${DRAGOMAN_CACHE:-~/.cache/dragoman}, as the CI scripts use it.
