@@ -81,3 +81,51 @@ func TestCallConstraintPerRuntime(t *testing.T) {
 		}
 	}
 }
+
+// thinkingTemplate is qwenTemplate with a generation prompt that opens the
+// reasoning, as DeepSeek-R1's and QwQ's do.
+var thinkingTemplate = strings.Replace(qwenTemplate, `{% if enable_thinking is defined and enable_thinking is false %}`, `<think>
+{% if false %}`, 1)
+
+// A forced call after a prompt that leaves reasoning open: where reasoning
+// cannot be afforded (a runtime that takes only a JSON Schema, or a small
+// max_tokens) the prompt closes it, so that the call comes at once and is
+// parsed as a call, not as reasoning; with room and a grammar, the grammar
+// lets the model reason first.
+func TestForcedCallClosesReasoning(t *testing.T) {
+	call := "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}\n</tool_call>"
+	body := `{"name": "get_weather", "arguments": {"city": "Oslo"}}`
+	for _, c := range []struct {
+		name   string
+		kind   backend.Kind
+		extra  string
+		output string // what the runtime writes after the prompt
+		closed bool
+	}{
+		{"ollama, json schema", backend.Ollama, `"tool_choice":"required","max_tokens":4000`, body, true},
+		{"llama-server, small max_tokens", backend.LlamaServer, `"tool_choice":"required","max_tokens":200`, call, true},
+		{"llama-server, room to reason", backend.LlamaServer, `"tool_choice":"required","max_tokens":4000`, "hmm</think>\n\n" + call, false},
+		{"llama-server, auto", backend.LlamaServer, `"max_tokens":200`, "hmm</think>\n\n" + call, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rt := qwenRuntime(backend.Chunk{Text: c.output}, backend.Chunk{FinishReason: chat.FinishStop})
+			rt.kind = c.kind
+			rt.models["qwen"] = backend.ModelInfo{Template: thinkingTemplate, TemplateOrigin: "fake runtime", EOSToken: "<|im_end|>"}
+			ts := newFakeGateway(t, Config{}, rt)
+			v := decodeBody(t, post(t, ts.URL+"/v1/chat/completions", chatBody(c.extra)))
+			if path(v, "choices", 0, "message", "tool_calls", 0, "function", "name") != "get_weather" {
+				t.Fatalf("answer %v", v)
+			}
+			prompt := rt.completes[0].Prompt
+			if closed := strings.Contains(prompt, "<think>\n</think>\n\n"); closed != c.closed {
+				t.Errorf("reasoning closed in the prompt: %v, want %v; prompt ends %q", closed, c.closed, prompt[max(0, len(prompt)-60):])
+			}
+			if !c.closed && c.extra != `"max_tokens":200` {
+				g, err := grammar.Parse(rt.completes[0].Grammar)
+				if err != nil || !g.Match(c.output) {
+					t.Errorf("the grammar refuses reasoning before the call (%v)", err)
+				}
+			}
+		})
+	}
+}

@@ -250,6 +250,9 @@ func (x *exchange) startOwn(ctx context.Context) (backend.Stream, error) {
 		Temperature: x.req.Temperature, TopP: x.req.TopP, Seed: x.req.Seed, Stop: x.req.Stop,
 	}
 	if len(tools) > 0 {
+		if reasoningOpen && x.closeReasoningForCall(&creq) {
+			reasoningOpen = false
+		}
 		if err := x.constrainCalls(tools, reasoningOpen, &creq); err != nil {
 			return nil, err
 		}
@@ -281,9 +284,44 @@ func (x *exchange) constrainCalls(tools []chat.Tool, reasoningOpen bool, creq *b
 	}
 	if plan.Prefill != "" {
 		x.rec.Prompt = creq.Prompt
-		x.prefill, x.suffix = plan.Prefill, plan.Suffix
+		x.prefill, x.suffix = x.prefill+plan.Prefill, plan.Suffix
 	}
 	return nil
+}
+
+// forcedReasoningMin is the smallest output limit, in tokens, that leaves a
+// forced call room for reasoning before it: below it, reasoning could use
+// the whole limit and the answer end with no call.
+const forcedReasoningMin = 1024
+
+// closeReasoningForCall closes the reasoning the prompt left open when the
+// request forces a call and reasoning cannot be afforded: the runtime takes
+// only a JSON Schema (which cannot say "reasoning, then the call": the call
+// would be written inside the reasoning), or max_tokens is below
+// forcedReasoningMin. The prompt then ends with the family's reasoning
+// closer, and the parser reads that closer first, as if the model had
+// written it. It reports whether it closed the reasoning.
+func (x *exchange) closeReasoningForCall(creq *backend.CompleteRequest) bool {
+	f := x.rt.state.family
+	if !x.forced() || f == nil || f.Calls == nil || f.Calls.ThinkClose == "" {
+		return false
+	}
+	kind := x.rt.up.be.Kind()
+	byGrammar := kind.TakesGrammar()
+	small := creq.MaxTokens > 0 && creq.MaxTokens < forcedReasoningMin
+	if byGrammar && !small {
+		return false
+	}
+	closer := f.Calls.ThinkClose + "\n\n"
+	creq.Prompt += closer
+	x.rec.Prompt = creq.Prompt
+	x.prefill += closer
+	why := fmt.Sprintf("max_tokens %d leaves no room for reasoning before the call (under %d)", creq.MaxTokens, forcedReasoningMin)
+	if !byGrammar {
+		why = fmt.Sprintf("%s constrains the output by a JSON Schema only, which cannot put reasoning before the call", kind)
+	}
+	x.rec.Decide(fmt.Sprintf("tool_choice %s: the prompt closes the reasoning it left open (%q): %s", x.choiceName(), f.Calls.ThinkClose, why))
+	return true
 }
 
 // Context sizes for Ollama's num_ctx: at least minContext, then powers of
