@@ -31,8 +31,13 @@ type node struct {
 	min    int
 	max    int
 
-	nullable   bool // matches the empty string
-	productive bool // matches some string
+	nullable   bool  // matches the empty string
+	productive bool  // matches some string
+	height     int32 // levels of the tree from this node down (Parse's bound)
+	// setFlags' working state: the node this one is an item of (nil at a rule's root), and for a
+	// sequence the items not yet nullable and not yet productive.
+	up   *node
+	wait [2]int32
 }
 
 // SyntaxError is a GBNF syntax error: what was expected and where (1-based line and column, in bytes).
@@ -119,8 +124,27 @@ func parseExpr(text string) (*node, error) {
 }
 
 type parser struct {
-	src string
-	pos int
+	src  string
+	pos  int
+	nest int // groups open around pos
+}
+
+// maxNesting bounds how deeply an expression nests, in groups and in syntax-tree levels (a repetition
+// of a repetition is one level more): Parse and the passes over its trees recurse that deep, and
+// llama.cpp's parser as well. Generated grammars nest a few levels.
+const maxNesting = 1000
+
+// nested returns n with its height set from its items', or an error past maxNesting.
+func (p *parser) nested(n *node) (*node, error) {
+	var h int32
+	for _, k := range n.kids {
+		h = max(h, k.height)
+	}
+	n.height = h + 1
+	if n.height > maxNesting {
+		return nil, p.errf("nested more than %d deep", maxNesting)
+	}
+	return n, nil
 }
 
 func (p *parser) errf(format string, args ...any) error {
@@ -187,7 +211,7 @@ func (p *parser) alternates(nested bool) (*node, error) {
 	if len(alts) == 1 {
 		return alts[0], nil
 	}
-	return &node{op: opAlt, kids: alts}, nil
+	return p.nested(&node{op: opAlt, kids: alts})
 }
 
 // appendAlt adds an alternative, flattening a nested alternation (same language, canonical printing).
@@ -221,10 +245,10 @@ func (p *parser) sequence(nested bool) (*node, error) {
 				}
 				rs = append(rs, r)
 			}
-			item = &node{op: opLit, runes: rs}
+			item = &node{op: opLit, runes: rs, height: 1}
 		case c == '[':
 			p.pos++
-			item = &node{op: opClass}
+			item = &node{op: opClass, height: 1}
 			if p.pos < len(p.src) && p.src[p.pos] == '^' {
 				item.neg = true
 				p.pos++
@@ -252,11 +276,15 @@ func (p *parser) sequence(nested bool) (*node, error) {
 			}
 		case c == '.':
 			p.pos++
-			item = &node{op: opAny}
+			item = &node{op: opAny, height: 1}
 		case c == '(':
+			if p.nest++; p.nest > maxNesting {
+				return nil, p.errf("groups nested more than %d deep", maxNesting)
+			}
 			p.pos++
 			p.space(true)
 			inner, err := p.alternates(true)
+			p.nest--
 			if err != nil {
 				return nil, err
 			}
@@ -266,7 +294,7 @@ func (p *parser) sequence(nested bool) (*node, error) {
 			p.pos++
 			item = inner
 		case isNameByte(c):
-			item = &node{op: opRef, name: p.name()}
+			item = &node{op: opRef, name: p.name(), height: 1}
 		case c == '*' || c == '+' || c == '?' || c == '{':
 			if len(items) == 0 {
 				return nil, p.errf("repetition operator %q with nothing before it", c)
@@ -285,7 +313,11 @@ func (p *parser) sequence(nested bool) (*node, error) {
 					return nil, err
 				}
 			}
-			items[len(items)-1] = &node{op: opRep, kids: []*node{last}, min: min, max: max}
+			rep, err := p.nested(&node{op: opRep, kids: []*node{last}, min: min, max: max})
+			if err != nil {
+				return nil, err
+			}
+			items[len(items)-1] = rep
 			p.space(nested)
 			continue
 		default:
@@ -298,7 +330,7 @@ done:
 	if len(items) == 1 {
 		return items[0], nil
 	}
-	return &node{op: opSeq, kids: items}, nil
+	return p.nested(&node{op: opSeq, kids: items})
 }
 
 func (p *parser) braces() (min, max int, err error) {

@@ -32,6 +32,10 @@ type Grammar struct {
 	shared map[string]string // the shared JSON rules AddSchema added: key → rule name
 	// textWithout are TextWithout's rules, by stop text.
 	textWithout map[string]string
+	// suffix is, for each base name alloc has had to number, the number it tries next: every smaller
+	// one from 2 is taken (names are never freed), so many rules of one base cost no search over the
+	// ones before.
+	suffix map[string]int
 
 	mu       sync.Mutex
 	compiled *program
@@ -75,6 +79,7 @@ func (g *Grammar) Reset() {
 	clear(g.index)
 	clear(g.shared)
 	clear(g.textWithout)
+	clear(g.suffix)
 	g.compiled, g.cerr = nil, nil
 }
 
@@ -181,15 +186,26 @@ func (g *Grammar) String() string {
 // alloc returns a rule name based on base (made valid) that the grammar does not use yet, and reserves it
 // with an empty expression; the caller sets the expression with Rule.
 func (g *Grammar) alloc(base string) string {
-	base = sanitizeName(base)
+	base = sanitizeName(cutName(base))
 	name := base
-	for i := 2; g.Has(name); i++ {
-		name = base + "-" + strconv.Itoa(i)
+	if g.Has(name) {
+		i := max(g.suffix[base], 2)
+		for name = base + "-" + strconv.Itoa(i); g.Has(name); {
+			i++
+			name = base + "-" + strconv.Itoa(i)
+		}
+		if g.suffix == nil {
+			g.suffix = make(map[string]int)
+		}
+		g.suffix[base] = i + 1
 	}
 	g.index[name] = len(g.rules)
 	g.rules = append(g.rules, ruleDef{name: name})
 	return name
 }
+
+// cutName is s cut to maxRuleName bytes, the most of a rule name's base.
+func cutName(s string) string { return s[:min(len(s), maxRuleName)] }
 
 // sanitizeName replaces every character a rule name may not hold by '-'.
 func sanitizeName(s string) string {

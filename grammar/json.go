@@ -35,6 +35,32 @@ type jvalue struct {
 	// hashes has bit keyHash(k) set for each member name k: a lookup of a keyword the schema does
 	// not use (most of them, at every node) ends here.
 	hashes uint64
+	// index places the members of an object of more than indexFrom of them, made by the first lookup:
+	// the members of a large "properties" or "$defs" are each looked up, and searching them one by one
+	// would make that quadratic.
+	index map[string]place
+}
+
+// place is where a member name occurs among an object's keys: first and last.
+type place struct{ first, last int32 }
+
+// indexFrom is the most members an object is searched through one by one.
+const indexFrom = 32
+
+// places is the object's index, made the first time.
+func (v *jvalue) places() map[string]place {
+	if v.index == nil {
+		v.index = make(map[string]place, len(v.keys))
+		for i, k := range v.keys {
+			p, ok := v.index[k]
+			if !ok {
+				p.first = int32(i)
+			}
+			p.last = int32(i)
+			v.index[k] = p
+		}
+	}
+	return v.index
 }
 
 // keyHash spreads member names over 64 bits by length and first and last byte.
@@ -50,11 +76,25 @@ func (v *jvalue) set(key string, val *jvalue) {
 	v.keys = append(v.keys, key)
 	v.vals = append(v.vals, val)
 	v.hashes |= keyHash(key)
+	if v.index != nil {
+		p, ok := v.index[key]
+		if !ok {
+			p.first = int32(len(v.keys) - 1)
+		}
+		p.last = int32(len(v.keys) - 1)
+		v.index[key] = p
+	}
 }
 
 // get returns the value of the member key of an object (the last one if the key repeats).
 func (v *jvalue) get(key string) *jvalue {
 	if v == nil || v.kind != jObject || v.hashes&keyHash(key) == 0 {
+		return nil
+	}
+	if len(v.keys) > indexFrom {
+		if p, ok := v.places()[key]; ok {
+			return v.vals[p.last]
+		}
 		return nil
 	}
 	for i := len(v.keys) - 1; i >= 0; i-- {
@@ -63,6 +103,25 @@ func (v *jvalue) get(key string) *jvalue {
 		}
 	}
 	return nil
+}
+
+// firstPlace is the index of the first member named key of an object, -1 when it has none.
+func (v *jvalue) firstPlace(key string) int {
+	if v == nil || v.kind != jObject || v.hashes&keyHash(key) == 0 {
+		return -1
+	}
+	if len(v.keys) > indexFrom {
+		if p, ok := v.places()[key]; ok {
+			return int(p.first)
+		}
+		return -1
+	}
+	for i, k := range v.keys {
+		if k == key {
+			return i
+		}
+	}
+	return -1
 }
 
 type jreader struct {
@@ -179,8 +238,9 @@ func (r *jreader) ws() {
 }
 
 func (r *jreader) value(depth int) (*jvalue, error) {
-	if depth > 200 {
-		return nil, r.fail("nested too deeply")
+	if depth > maxJSONDepth {
+		return nil, &LimitError{Limit: LimitDepth, Max: maxJSONDepth,
+			Msg: "JSON nested more than " + strconv.Itoa(maxJSONDepth) + " deep at byte " + strconv.Itoa(r.pos)}
 	}
 	if r.pos >= len(r.s) {
 		return nil, r.fail("unexpected end")

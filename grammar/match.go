@@ -56,17 +56,7 @@ func compile(g *Grammar) (*program, error) {
 	if p.root < 0 {
 		return nil, fmt.Errorf("grammar: no root rule")
 	}
-	// Nullable and productive, to a fixed point over the rules.
-	null := make([]bool, len(p.rules))
-	prod := make([]bool, len(p.rules))
-	for changed := true; changed; {
-		changed = false
-		for i, n := range p.rules {
-			if nl := flags(n, null, prod); nl != null[i] || n.productive != prod[i] {
-				null[i], prod[i], changed = nl, n.productive, true
-			}
-		}
-	}
+	setFlags(p)
 	for i, n := range p.rules {
 		if name := openNullable(n); name != "" {
 			return nil, fmt.Errorf("grammar: rule %q repeats without bound %s, which may be empty (left recursion in llama.cpp)", p.names[i], name)
@@ -94,38 +84,107 @@ func resolve(g *Grammar, n *node) string {
 	return ""
 }
 
-// flags sets n.nullable and n.productive from the rules' current values and returns n.nullable.
-func flags(n *node, null, prod []bool) bool {
-	switch n.op {
-	case opLit:
-		n.nullable, n.productive = len(n.runes) == 0, true
-	case opClass:
-		n.nullable, n.productive = false, classNonEmpty(n)
-	case opAny:
-		n.nullable, n.productive = false, true
-	case opRef:
-		n.nullable, n.productive = null[n.ref], prod[n.ref]
-	case opSeq:
-		n.nullable, n.productive = true, true
-		for _, k := range n.kids {
-			flags(k, null, prod)
-			n.nullable = n.nullable && k.nullable
-			n.productive = n.productive && k.productive
-		}
-	case opAlt:
-		n.nullable, n.productive = false, false
-		for _, k := range n.kids {
-			flags(k, null, prod)
-			n.nullable = n.nullable || k.nullable
-			n.productive = n.productive || k.productive
-		}
-	case opRep:
-		k := n.kids[0]
-		flags(k, null, prod)
-		n.nullable = n.min == 0 || k.nullable
-		n.productive = n.min == 0 || k.productive
+// setFlags sets every node's nullable and productive: the least fixed point of their definitions
+// (a sequence is nullable when all its items are, an alternation when one of its alternatives is, a
+// rule name when its rule is, …), found by propagation. Every node starts false; a node that becomes
+// true tells its parent (a rule's root tells the names of its rule), and a sequence counts the items
+// it still waits for. Each node becomes nullable and productive once at most, so this is linear in the
+// grammar's size; iterating over the rules until nothing changes is quadratic in a chain of rules
+// (rest1 → rest2 → …), which gains one rule a round.
+func setFlags(p *program) {
+	type event struct {
+		n    *node
+		prod bool // productive became true (else nullable)
 	}
-	return n.nullable
+	var queue []event
+	set := func(n *node, prod bool) {
+		if prod {
+			if n.productive {
+				return
+			}
+			n.productive = true
+		} else {
+			if n.nullable {
+				return
+			}
+			n.nullable = true
+		}
+		queue = append(queue, event{n, prod})
+	}
+	users := make([][]*node, len(p.rules)) // the names of each rule
+	roots := make(map[*node]int, len(p.rules))
+	var stack []*node
+	for i, root := range p.rules {
+		roots[root] = i
+		root.up = nil
+		stack = append(stack[:0], root)
+		for len(stack) > 0 {
+			n := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			n.nullable, n.productive = false, false
+			n.wait = [2]int32{int32(len(n.kids)), int32(len(n.kids))}
+			for _, k := range n.kids {
+				k.up = n
+				stack = append(stack, k)
+			}
+		}
+	}
+	for _, root := range p.rules {
+		stack = append(stack[:0], root)
+		for len(stack) > 0 {
+			n := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			stack = append(stack, n.kids...)
+			switch n.op {
+			case opLit:
+				set(n, true)
+				if len(n.runes) == 0 {
+					set(n, false)
+				}
+			case opClass:
+				if classNonEmpty(n) {
+					set(n, true)
+				}
+			case opAny:
+				set(n, true)
+			case opRef:
+				users[n.ref] = append(users[n.ref], n)
+			case opSeq:
+				if len(n.kids) == 0 {
+					set(n, true)
+					set(n, false)
+				}
+			case opRep:
+				if n.min == 0 {
+					set(n, true)
+					set(n, false)
+				}
+			}
+		}
+	}
+	for len(queue) > 0 {
+		e := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		up := e.n.up
+		if up == nil {
+			for _, r := range users[roots[e.n]] {
+				set(r, e.prod)
+			}
+			continue
+		}
+		switch up.op {
+		case opAlt, opRep:
+			set(up, e.prod)
+		case opSeq:
+			w := &up.wait[0]
+			if e.prod {
+				w = &up.wait[1]
+			}
+			if *w--; *w == 0 {
+				set(up, e.prod)
+			}
+		}
+	}
 }
 
 func classNonEmpty(n *node) bool {
@@ -182,27 +241,32 @@ func leftRecursive(p *program) string {
 	for i, n := range p.rules {
 		edges[i] = leftmost(n, nil)
 	}
+	// A depth-first search with a stack of its own (a chain of rules may be as long as the grammar):
+	// each frame is a rule and the next of its edges to follow.
 	state := make([]uint8, len(p.rules)) // 0 new, 1 on the stack, 2 done
-	var visit func(int) int
-	visit = func(i int) int {
+	type frame struct{ rule, next int }
+	var stack []frame
+	for i := range p.rules {
+		if state[i] != 0 {
+			continue
+		}
 		state[i] = 1
-		for _, j := range edges[i] {
+		stack = append(stack[:0], frame{i, 0})
+		for len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			if f.next == len(edges[f.rule]) {
+				state[f.rule] = 2
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			j := edges[f.rule][f.next]
+			f.next++
 			switch state[j] {
 			case 1:
-				return j
+				return p.names[j]
 			case 0:
-				if r := visit(j); r >= 0 {
-					return r
-				}
-			}
-		}
-		state[i] = 2
-		return -1
-	}
-	for i := range p.rules {
-		if state[i] == 0 {
-			if r := visit(i); r >= 0 {
-				return p.names[r]
+				state[j] = 1
+				stack = append(stack, frame{j, 0})
 			}
 		}
 	}

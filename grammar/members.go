@@ -3,8 +3,6 @@ package grammar
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -86,9 +84,12 @@ func (sg *schemaGen) addMembers(prefix string, schema json.RawMessage) ([]Member
 	if len(bytes.TrimSpace(schema)) == 0 || string(bytes.TrimSpace(schema)) == "null" {
 		return nil, nil, nil
 	}
+	if err := sg.stopped(); err != nil {
+		return nil, nil, err
+	}
 	r, doc, err := readSchema(schema)
 	if err != nil {
-		return nil, nil, fmt.Errorf("grammar: schema: %w", err)
+		return nil, nil, schemaReadError(err)
 	}
 	defer r.release()
 	sg.slab = sg.slab[:0] // the previous schema's members end here (Converter.Members)
@@ -100,18 +101,21 @@ func (sg *schemaGen) addMembers(prefix string, schema json.RawMessage) ([]Member
 	}
 	out, err := sg.properties(obj, sg.prefix, 0)
 	if err != nil {
-		return nil, sg.warnings, err
+		return nil, sg.warningsOut(), err
 	}
 	if bytes.Contains(schema, []byte(`"#"`)) && !sg.g.Has(sg.top) {
 		// A property refers to the whole arguments object: give it its rule.
 		top := sg.g.alloc(sg.top)
 		e, err := sg.expr(doc, top)
 		if err != nil {
-			return nil, sg.warnings, err
+			return nil, sg.warningsOut(), err
 		}
-		sg.g.Rule(top, e.text)
+		sg.rule(top, e.text)
 	}
-	return out, sg.warnings, nil
+	if err := sg.overBytes(); err != nil {
+		return nil, sg.warningsOut(), err
+	}
+	return out, sg.warningsOut(), nil
 }
 
 // maxMemberDepth bounds how deep Properties and Items describe nested values
@@ -133,11 +137,12 @@ func (sg *schemaGen) properties(obj *jvalue, hint string, depth int) ([]Member, 
 		keys = props.keys
 	}
 	out := sg.memberSlice(len(keys) + len(order))
+	required := newNameSet(order)
 	for i, key := range keys {
-		if slices.Contains(keys[:i], key) {
+		if props.firstPlace(key) != i {
 			continue // a repeated key: the first place, the last schema (as get reads it, and objects do)
 		}
-		m, err := sg.property(key, props.get(key), slices.Contains(order, key), hint, depth)
+		m, err := sg.property(key, props.get(key), required.has(key), hint, depth)
 		if err != nil {
 			return nil, err
 		}
@@ -182,15 +187,20 @@ func (sg *schemaGen) property(key string, s *jvalue, required bool, hint string,
 // nested members instead of a JSON rule: the formats that ask write them in
 // a syntax of their own, member by member.
 func (sg *schemaGen) member(key string, s *jvalue, required bool, hint, suffix string, depth int) (Member, error) {
+	if err := sg.step(); err != nil {
+		return Member{}, err
+	}
 	rule, ok := sg.scalar(s)
 	if ok {
 		m := Member{Name: sg.keep(key), Required: required, Value: rule}
-		m.Type, m.Enum = sg.memberType(s)
-		return m, nil
+		var err error
+		m.Type, m.Enum, err = sg.memberType(s)
+		return m, err
 	}
 	m := Member{Name: sg.keep(key), Required: required}
-	if m.Type, m.Enum = sg.memberType(s); m.Enum != nil {
-		return m, nil // formats write a string enum's values as raw text
+	var err error
+	if m.Type, m.Enum, err = sg.memberType(s); err != nil || m.Enum != nil {
+		return m, err // formats write a string enum's values as raw text
 	}
 	name := joinName(hint, suffix)
 	if sg.nested && depth+1 < maxMemberDepth {
@@ -215,7 +225,6 @@ func (sg *schemaGen) member(key string, s *jvalue, required bool, hint, suffix s
 			return m, nil
 		}
 	}
-	var err error
 	if m.Value, err = sg.valueAtom(s, name); err != nil {
 		return Member{}, err
 	}
@@ -255,32 +264,43 @@ func (sg *schemaGen) deref(s *jvalue) *jvalue {
 	return s
 }
 
-// memberType reads a property schema's single JSON type and its string enum, if any.
-func (sg *schemaGen) memberType(s *jvalue) (string, []string) {
+// memberType reads a property schema's single JSON type and its string enum, if any. The enum's values
+// count as grammar text (the formats write them), and an enum of more than MaxEnum values is an error.
+func (sg *schemaGen) memberType(s *jvalue) (string, []string, error) {
 	s = sg.deref(s)
 	if s == nil || s.kind != jObject {
-		return "", nil
+		return "", nil, nil
 	}
 	var enum []string
 	if c := s.get("const"); c != nil {
 		if c.kind != jString {
-			return "", nil
+			return "", nil, nil
 		}
-		return "string", []string{sg.keep(c.str)}
+		sg.grow(len(c.str))
+		return "string", []string{sg.keep(c.str)}, nil
 	}
 	if e := s.get("enum"); e != nil && e.kind == jArray {
-		enum = make([]string, 0, len(e.vals))
 		for _, v := range e.vals {
 			if v.kind != jString {
-				return "", nil
+				return "", nil, nil
 			}
+		}
+		if len(e.vals) > sg.opts.MaxEnum {
+			return "", nil, sg.limit(LimitEnum, sg.opts.MaxEnum, "enum of %d values", len(e.vals))
+		}
+		enum = make([]string, 0, len(e.vals))
+		for _, v := range e.vals {
+			sg.grow(len(v.str) + 5)
 			enum = append(enum, sg.keep(v.str))
 		}
-		return "string", enum
+		if err := sg.overBytes(); err != nil {
+			return "", nil, err
+		}
+		return "string", enum, nil
 	}
 	t := s.get("type")
 	if t == nil {
-		return "", nil
+		return "", nil, nil
 	}
 	var names []string
 	switch t.kind {
@@ -294,29 +314,29 @@ func (sg *schemaGen) memberType(s *jvalue) (string, []string) {
 		}
 	}
 	if len(names) != 1 {
-		return "", nil
+		return "", nil, nil
 	}
 	name := names[0]
 	if alias, ok := typeAliases[name]; ok {
-		return alias, nil
+		return alias, nil, nil
 	}
 	switch name { // JSON Schema's names as constants, the others copied (keep)
 	case "string":
-		return "string", nil
+		return "string", nil, nil
 	case "integer":
-		return "integer", nil
+		return "integer", nil, nil
 	case "number":
-		return "number", nil
+		return "number", nil, nil
 	case "boolean":
-		return "boolean", nil
+		return "boolean", nil, nil
 	case "null":
-		return "null", nil
+		return "null", nil, nil
 	case "object":
-		return "object", nil
+		return "object", nil, nil
 	case "array":
-		return "array", nil
+		return "array", nil, nil
 	}
-	return sg.keep(name), nil
+	return sg.keep(name), nil, nil
 }
 
 // keep copies a string of the schema's tree that outlives the conversion

@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+	"unsafe"
 )
 
 // Whitespace says what whitespace a generated grammar allows between JSON tokens.
@@ -44,6 +47,12 @@ type Options struct {
 	// (a minimum becomes MaxRepetition, a maximum is dropped) and a warning says so. 0 means
 	// DefaultMaxRepetition.
 	MaxRepetition int
+	// MaxDepth, MaxEnum, MaxNodes and MaxBytes bound a conversion (0: DefaultMaxDepth,
+	// DefaultMaxEnum, DefaultMaxNodes, DefaultMaxBytes): schemas nested deeper, an enum of more values,
+	// more schemas and members to convert, or more grammar text are refused with a *LimitError. A
+	// build is one FromJSONSchema or AddSchema call, one Tools call (all its tools together), or a
+	// Converter's schemas from its making or its last Reset.
+	MaxDepth, MaxEnum, MaxNodes, MaxBytes int
 }
 
 // Digit bounds of the number and integer rules, so that a model cannot write digits forever. They admit
@@ -59,8 +68,15 @@ const (
 // FromJSONSchema converts a JSON Schema into a grammar whose root rule matches the JSON values the schema
 // accepts (see AddSchema for what is supported). The warnings name what the grammar does not enforce.
 func FromJSONSchema(schema json.RawMessage, opts Options) (*Grammar, []string, error) {
+	return fromJSONSchema(nil, schema, opts)
+}
+
+// fromJSONSchema is FromJSONSchema under ctx (nil: never done).
+func fromJSONSchema(ctx context.Context, schema json.RawMessage, opts Options) (*Grammar, []string, error) {
 	g := New()
-	_, warnings, err := AddSchema(g, "root", schema, opts)
+	sg := newSchemaGen(g, opts)
+	sg.ctx = ctx
+	_, warnings, err := sg.add("root", schema)
 	if err != nil {
 		return nil, warnings, err
 	}
@@ -85,9 +101,10 @@ func FromJSONSchema(schema json.RawMessage, opts Options) (*Grammar, []string, e
 // nullable, and $ref to any JSON pointer inside the schema (#/$defs/…, #/definitions/…, #), recursion
 // included. Annotations (description, title, default, examples, …) are ignored; other keywords (pattern,
 // format, minimum, maximum, multipleOf, uniqueItems, prefixItems, not, if/then/else, …) are not
-// enforced and each gives a warning with its JSON pointer. An error is returned only for a schema that
-// is not JSON or that no value can satisfy (an empty enum, false, maxItems below minItems, …); g may
-// then hold some of the rules and should be discarded.
+// enforced and each gives a warning with its JSON pointer (the first maxWarnings of them; a last one
+// counts the others). An error is returned for a schema that is not JSON or that no value can satisfy
+// (an empty enum, false, maxItems below minItems, …: a *SchemaError), and for one past the options'
+// bounds (a *LimitError); g may then hold some of the rules and should be discarded.
 func AddSchema(g *Grammar, prefix string, schema json.RawMessage, opts Options) (rule string, warnings []string, err error) {
 	return newSchemaGen(g, opts).add(prefix, schema)
 }
@@ -96,20 +113,20 @@ func AddSchema(g *Grammar, prefix string, schema json.RawMessage, opts Options) 
 var anySchema = jvalue{kind: jTrue}
 
 func newSchemaGen(g *Grammar, opts Options) *schemaGen {
-	if opts.MaxRepetition <= 0 {
-		opts.MaxRepetition = DefaultMaxRepetition
-	}
-	return &schemaGen{g: g, opts: opts}
+	return &schemaGen{g: g, opts: opts.limited()}
 }
 
 // add is AddSchema with this generator; a generator adds one schema at a time and keeps its buffers
 // for the next.
 func (sg *schemaGen) add(prefix string, schema json.RawMessage) (rule string, warnings []string, err error) {
+	if err := sg.stopped(); err != nil {
+		return "", nil, err
+	}
 	doc := &anySchema
 	if len(bytes.TrimSpace(schema)) > 0 {
 		r, d, err := readSchema(schema)
 		if err != nil {
-			return "", nil, fmt.Errorf("grammar: schema: %w", err)
+			return "", nil, schemaReadError(err)
 		}
 		defer r.release()
 		doc = d
@@ -119,17 +136,39 @@ func (sg *schemaGen) add(prefix string, schema json.RawMessage) (rule string, wa
 	sg.top = top
 	e, err := sg.expr(doc, top)
 	if err != nil {
-		return "", sg.warnings, err
+		return "", sg.warningsOut(), err
 	}
-	sg.g.Rule(top, e.text)
-	return top, sg.warnings, nil
+	sg.rule(top, e.text)
+	if err := sg.overBytes(); err != nil {
+		return "", sg.warningsOut(), err
+	}
+	return top, sg.warningsOut(), nil
+}
+
+// schemaReadError is the error for a schema the JSON reader refused: a *LimitError as it is, others
+// wrapped.
+func schemaReadError(err error) error {
+	var le *LimitError
+	if errors.As(err, &le) {
+		return err
+	}
+	return fmt.Errorf("grammar: schema: %w", err)
 }
 
 // start readies the generator for the schema doc, whose rules are named after prefix.
 func (sg *schemaGen) start(doc *jvalue, prefix string) {
-	sg.doc, sg.prefix, sg.top = doc, sanitizeName(prefix), ""
-	sg.refs, sg.warnings, sg.depth = nil, nil, 0
+	sg.doc, sg.prefix, sg.top = doc, sanitizeName(cutName(prefix)), ""
+	sg.refs, sg.warnings, sg.depth, sg.dropped = nil, nil, 0, 0
 	sg.path = sg.pathBuf[:0]
+}
+
+// warningsOut are the schema's warnings, with the count of those not kept.
+func (sg *schemaGen) warningsOut() []string {
+	if sg.dropped > 0 {
+		sg.warnings = append(sg.warnings, strconv.Itoa(sg.dropped)+" more warnings not shown")
+		sg.dropped = 0
+	}
+	return sg.warnings
 }
 
 // SchemaError is a schema no JSON value satisfies, or one the converter cannot read; Path is the JSON
@@ -162,6 +201,11 @@ type schemaGen struct {
 	slab     []Member // memberSlice's
 	kept     []byte   // keep's current chunk
 	nested   bool     // members describe nested values too (Converter.NestedMembers)
+	dropped  int      // warnings not kept (maxWarnings)
+	// The build's progress, for its bounds: schema nodes converted and bytes of grammar text written
+	// since the generator was made (or its Converter reset), and the context that stops it (nil: none).
+	nodes, size int
+	ctx         context.Context
 }
 
 // An expression under construction: its text and its shape, which decides whether it needs parentheses
@@ -236,32 +280,37 @@ func alts(es []expr) expr {
 	return expr{b.String(), kAlt}
 }
 
-func (sg *schemaGen) pathString() string {
+// pointer is the JSON pointer of the schema being converted ("/" for the whole), each segment cut to
+// maxPathSegment bytes.
+func (sg *schemaGen) pointer() string {
 	if len(sg.path) == 0 {
-		return ""
+		return "/"
 	}
 	var b strings.Builder
 	for _, p := range sg.path {
 		b.WriteByte('/')
+		if len(p) > maxPathSegment {
+			cut := maxPathSegment
+			for cut > 0 && !utf8.RuneStart(p[cut]) {
+				cut--
+			}
+			p = p[:cut] + "…"
+		}
 		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(p, "~", "~0"), "/", "~1"))
 	}
 	return b.String()
 }
 
 func (sg *schemaGen) warn(format string, args ...any) {
-	p := sg.pathString()
-	if p == "" {
-		p = "/"
+	if len(sg.warnings) >= maxWarnings {
+		sg.dropped++
+		return
 	}
-	sg.warnings = append(sg.warnings, p+": "+fmt.Sprintf(format, args...))
+	sg.warnings = append(sg.warnings, sg.pointer()+": "+fmt.Sprintf(format, args...))
 }
 
 func (sg *schemaGen) fail(format string, args ...any) error {
-	p := sg.pathString()
-	if p == "" {
-		p = "/"
-	}
-	return &SchemaError{Path: p, Msg: fmt.Sprintf(format, args...)}
+	return &SchemaError{Path: sg.pointer(), Msg: fmt.Sprintf(format, args...)}
 }
 
 func (sg *schemaGen) push(segs ...string) { sg.path = append(sg.path, segs...) }
@@ -390,12 +439,28 @@ func (sg *schemaGen) arrayRule() string {
 }
 
 // enum is the alternation of the values' literals, each value once, in their order.
-func (sg *schemaGen) enum(vals []*jvalue) expr {
+func (sg *schemaGen) enum(vals []*jvalue) (expr, error) {
+	if len(vals) > sg.opts.MaxEnum {
+		return expr{}, sg.limit(LimitEnum, sg.opts.MaxEnum, "enum of %d values", len(vals))
+	}
 	// Each literal is written after the alternation so far in sg.text; one already there is dropped.
+	// The first few are compared one by one; past them, the literals written are kept in a set, whose
+	// keys are the literals' bytes in b: those bytes are never written again while the set is used
+	// (what follows them is only appended, and a grown b leaves the old bytes as they were).
 	b := sg.text[:0]
 	var lits [16][2]int // the first literals' places, to find repeats without a map
+	var seen map[string]struct{}
 	n := 0
-	for _, v := range vals {
+	for k, v := range vals {
+		if k%4096 == 4095 {
+			if err := sg.stopped(); err != nil {
+				return expr{}, err
+			}
+			if sg.size+len(b) > sg.opts.MaxBytes {
+				sg.grow(len(b))
+				return expr{}, sg.overBytes()
+			}
+		}
 		sep := len(b)
 		if n > 0 {
 			b = append(b, " | "...)
@@ -407,7 +472,7 @@ func (sg *schemaGen) enum(vals []*jvalue) expr {
 		b = append(b, '"')
 		lit := b[start:]
 		repeat := false
-		if n <= len(lits) {
+		if n < len(lits) {
 			for _, l := range lits[:n] {
 				if string(b[l[0]:l[1]]) == string(lit) {
 					repeat = true
@@ -415,7 +480,13 @@ func (sg *schemaGen) enum(vals []*jvalue) expr {
 				}
 			}
 		} else {
-			repeat = bytes.Contains(b[:sep], lit) && sg.enumRepeats(b[:sep], lit)
+			if seen == nil {
+				seen = make(map[string]struct{}, len(vals)-k+len(lits))
+				for _, l := range lits {
+					seen[unsafe.String(&b[l[0]], l[1]-l[0])] = struct{}{}
+				}
+			}
+			_, repeat = seen[unsafe.String(&lit[0], len(lit))]
 		}
 		if repeat {
 			b = b[:sep]
@@ -423,33 +494,17 @@ func (sg *schemaGen) enum(vals []*jvalue) expr {
 		}
 		if n < len(lits) {
 			lits[n] = [2]int{start, len(b)}
+		} else {
+			seen[unsafe.String(&b[start], len(b)-start)] = struct{}{}
 		}
 		n++
 	}
 	sg.text = b
+	sg.grow(len(b))
 	if n == 1 {
-		return atom(string(b))
+		return atom(string(b)), nil
 	}
-	return expr{string(b), kAlt}
-}
-
-// enumRepeats reports whether the literal lit is one of the alternatives in alternation.
-func (sg *schemaGen) enumRepeats(alternation, lit []byte) bool {
-	for len(alternation) > 0 {
-		// Alternatives are literals separated by " | "; a literal's own quotes are escaped inside it.
-		end := bytes.Index(alternation, []byte(`" | "`))
-		alt := alternation
-		if end >= 0 {
-			alt = alternation[:end+1]
-			alternation = alternation[end+4:]
-		} else {
-			alternation = nil
-		}
-		if bytes.Equal(alt, lit) {
-			return true
-		}
-	}
-	return false
+	return expr{string(b), kAlt}, nil
 }
 
 // jsonLiteral is the GBNF literal for v written as compact JSON.
@@ -460,6 +515,7 @@ func (sg *schemaGen) jsonLiteral(v *jvalue) string {
 	// The literal is written after the JSON in the same buffer; the JSON part is only read.
 	sg.scratch = appendLiteralBody(sg.scratch, sg.scratch[:n])
 	sg.scratch = append(sg.scratch, '"')
+	sg.grow(len(sg.scratch) - n)
 	return string(sg.scratch[n:])
 }
 
@@ -470,9 +526,16 @@ func knownKeyword(k string) bool {
 		"minLength", "maxLength", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "$defs",
 		"definitions", "nullable":
 		return true
+	}
+	return annotation(k)
+}
+
+// annotation reports whether the keyword is one the converter ignores.
+func annotation(k string) bool {
+	switch k {
 	case "description", "title", "default", "examples", "example", "$schema", "$id", "id", "$comment",
 		"deprecated", "readOnly", "writeOnly", "$anchor", "contentMediaType", "contentEncoding", "strict":
-		return true // annotations
+		return true
 	}
 	return false
 }
@@ -486,8 +549,11 @@ var typeAliases = map[string]string{
 func (sg *schemaGen) expr(s *jvalue, hint string) (expr, error) {
 	sg.depth++
 	defer func() { sg.depth-- }()
-	if sg.depth > 100 {
-		return expr{}, sg.fail("schema nested too deeply")
+	if sg.depth > sg.opts.MaxDepth {
+		return expr{}, sg.limit(LimitDepth, sg.opts.MaxDepth, "schemas nested more than %d deep", sg.opts.MaxDepth)
+	}
+	if err := sg.step(); err != nil {
+		return expr{}, err
 	}
 	switch {
 	case s == nil || s.kind == jTrue:
@@ -516,7 +582,11 @@ func (sg *schemaGen) expr(s *jvalue, hint string) (expr, error) {
 		if e.kind != jArray || len(e.vals) == 0 {
 			return expr{}, sg.fail("enum is not a non-empty array")
 		}
-		return sg.nullable(s, sg.enum(e.vals)), nil
+		e, err := sg.enum(e.vals)
+		if err != nil {
+			return expr{}, err
+		}
+		return sg.nullable(s, e), nil
 	}
 	for _, kw := range [...]string{"anyOf", "oneOf"} {
 		if a := s.get(kw); a != nil {
@@ -538,7 +608,12 @@ func (sg *schemaGen) expr(s *jvalue, hint string) (expr, error) {
 				}
 				es = append(es, e)
 			}
-			return sg.nullable(s, alts(es)), nil
+			e := alts(es)
+			sg.grow(len(e.text))
+			if err := sg.overBytes(); err != nil {
+				return expr{}, err
+			}
+			return sg.nullable(s, e), nil
 		}
 	}
 	if a := s.get("allOf"); a != nil {
@@ -695,7 +770,7 @@ func (sg *schemaGen) valueAtom(s *jvalue, hint string) (string, error) {
 		}
 		name = sg.g.alloc(hint)
 	}
-	sg.g.Rule(name, e.text)
+	sg.rule(name, e.text)
 	return name, nil
 }
 
@@ -823,12 +898,13 @@ func (sg *schemaGen) object(s *jvalue, hint string) (expr, error) {
 	if props != nil {
 		keys = props.keys
 	}
+	required := newNameSet(reqOrder)
 	for i, key := range keys {
-		if slices.Contains(keys[:i], key) {
+		if props.firstPlace(key) != i {
 			continue // a repeated key: the first place, the last schema (as get reads it)
 		}
 		sg.push("properties", key)
-		m, ok, err := sg.objectMember(props.get(key), hint, key, ws, slices.Contains(reqOrder, key))
+		m, ok, err := sg.objectMember(props.get(key), hint, key, ws, required.has(key))
 		sg.pop(2)
 		if err != nil {
 			return expr{}, err
@@ -838,7 +914,7 @@ func (sg *schemaGen) object(s *jvalue, hint string) (expr, error) {
 		}
 	}
 	for _, key := range reqOrder {
-		if slices.Contains(keys, key) {
+		if props.firstPlace(key) >= 0 {
 			continue
 		}
 		sg.warn("required property %q is not in properties; added after them", key)
@@ -866,7 +942,7 @@ func (sg *schemaGen) object(s *jvalue, hint string) (expr, error) {
 			}
 		}
 		name := sg.g.alloc(hint + "-extra")
-		sg.g.Rule(name, Seq(sg.stringRule(0, -1), ws, Literal(":"), ws, v, ws))
+		sg.rule(name, Seq(sg.stringRule(0, -1), ws, Literal(":"), ws, v, ws))
 		start := len(sg.members)
 		sg.members = append(sg.members, name...)
 		sg.held = append(sg.held, member{start: start, end: len(sg.members), optional: true, extra: true})
@@ -887,6 +963,9 @@ func (sg *schemaGen) object(s *jvalue, hint string) (expr, error) {
 // objectMember is the member key with schema vs (nil: any value); ok is false for a property whose
 // schema is false, which the object then lacks.
 func (sg *schemaGen) objectMember(vs *jvalue, hint, key, ws string, required bool) (m member, ok bool, err error) {
+	if err := sg.step(); err != nil {
+		return member{}, false, err
+	}
 	if vs != nil && vs.kind == jFalse {
 		if required {
 			return member{}, false, sg.fail("required property %q has schema false", key)
@@ -939,7 +1018,7 @@ func (sg *schemaGen) scalar(s *jvalue) (rule string, ok bool) {
 
 // requiredNames are the names an object schema's "required" lists, each once,
 // in its order. Objects have few members: slices searched in order cost less
-// than maps here.
+// than maps here, up to nameSetFrom names.
 // They are appended to sg.names, a stack shared by the objects being read
 // (nested ones included), which the caller truncates to mark once done.
 func (sg *schemaGen) requiredNames(s *jvalue) (names []string, mark int) {
@@ -948,16 +1027,61 @@ func (sg *schemaGen) requiredNames(s *jvalue) (names []string, mark int) {
 	if r == nil || r.kind != jArray {
 		return nil, mark
 	}
+	var seen map[string]struct{}
+	if len(r.vals) > nameSetFrom {
+		seen = make(map[string]struct{}, len(r.vals))
+	}
 	for _, v := range r.vals {
-		if v.kind == jString && !slices.Contains(sg.names[mark:], v.str) {
-			sg.names = append(sg.names, v.str)
+		if v.kind != jString {
+			continue
 		}
+		if seen != nil {
+			if _, ok := seen[v.str]; ok {
+				continue
+			}
+			seen[v.str] = struct{}{}
+		} else if slices.Contains(sg.names[mark:], v.str) {
+			continue
+		}
+		sg.names = append(sg.names, v.str)
 	}
 	return sg.names[mark:len(sg.names):len(sg.names)], mark
 }
 
-// joinName is hint-key as a rule name (characters a name may not hold written as '-').
+// nameSetFrom is the most names a nameSet searches one by one.
+const nameSetFrom = 32
+
+// nameSet tells whether a name is in a list: searched in order when the list is short, through a map
+// when it is long.
+type nameSet struct {
+	list []string
+	m    map[string]struct{}
+}
+
+func newNameSet(list []string) nameSet {
+	s := nameSet{list: list}
+	if len(list) > nameSetFrom {
+		s.m = make(map[string]struct{}, len(list))
+		for _, n := range list {
+			s.m[n] = struct{}{}
+		}
+	}
+	return s
+}
+
+func (s nameSet) has(name string) bool {
+	if s.m != nil {
+		_, ok := s.m[name]
+		return ok
+	}
+	return slices.Contains(s.list, name)
+}
+
+// joinName is hint-key as a rule name (characters a name may not hold written as '-'), at most
+// maxRuleName bytes of it.
 func joinName(hint, key string) string {
+	hint = hint[:min(len(hint), maxRuleName)]
+	key = key[:min(len(key), maxRuleName-min(len(hint)+1, maxRuleName))]
 	var b strings.Builder
 	b.Grow(len(hint) + 1 + len(key))
 	b.WriteString(hint)
@@ -1007,7 +1131,7 @@ func (sg *schemaGen) appendBody(b []byte, ms []member, hint string) []byte {
 			r = append(append(r, ' '), rest[i+1]...)
 		}
 		sg.scratch = r
-		sg.g.Rule(rest[i], string(r))
+		sg.rule(rest[i], string(r))
 	}
 	last := firstRequired
 	if last == len(ms) {
@@ -1095,7 +1219,10 @@ func (sg *schemaGen) mergeAllOf(s, all *jvalue) (*jvalue, error) {
 	if all.kind != jArray || len(all.vals) == 0 {
 		return nil, sg.fail("allOf is not a non-empty array")
 	}
-	if len(all.vals) == 1 && len(s.keys) == 1 {
+	if len(all.vals) == 1 && onlyAnnotationsBeside(s, "allOf") {
+		// One branch and annotations (pydantic's {"allOf": [{"$ref": …}], "description": …}): the
+		// branch itself, so that a $ref keeps its one rule instead of a copy of its target at every
+		// use, which for models used in several places inside one another grows exponentially.
 		return all.vals[0], nil
 	}
 	out := &jvalue{kind: jObject}
@@ -1147,6 +1274,16 @@ func (sg *schemaGen) mergeAllOf(s, all *jvalue) (*jvalue, error) {
 		out.set("required", req)
 	}
 	return out, nil
+}
+
+// onlyAnnotationsBeside reports whether every keyword of the object schema s but kw is an annotation.
+func onlyAnnotationsBeside(s *jvalue, kw string) bool {
+	for _, k := range s.keys {
+		if k != kw && !annotation(k) {
+			return false
+		}
+	}
+	return true
 }
 
 // resolve finds the schema a local JSON pointer ("#", "#/$defs/a", …) names.
@@ -1213,6 +1350,6 @@ func (sg *schemaGen) ref(ref string) (expr, error) {
 	if err != nil {
 		return expr{}, err
 	}
-	sg.g.Rule(name, e.text)
+	sg.rule(name, e.text)
 	return atom(name), nil
 }

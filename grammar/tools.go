@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"hash/maphash"
@@ -29,8 +30,31 @@ type ToolGrammar struct {
 }
 
 // Tools builds the grammar for calls to the tools. A tool without parameters takes the empty object;
-// warnings are AddSchema's.
+// warnings are AddSchema's. The options' bounds hold for the tools together; an error about one tool's
+// schema is a *ToolError.
 func Tools(tools []Tool, opts Options) (*ToolGrammar, error) {
+	return buildTools(nil, tools, opts)
+}
+
+// ToolsContext is Tools stopping when ctx is done (an error wrapping ctx.Err()).
+func ToolsContext(ctx context.Context, tools []Tool, opts Options) (*ToolGrammar, error) {
+	return buildTools(ctx, tools, opts)
+}
+
+// ToolError is an error about one tool's schema: Err is AddSchema's (a *SchemaError, a *LimitError, a
+// stopped build's, …), which errors.As and errors.Is find through it.
+type ToolError struct {
+	Tool string
+	Err  error
+}
+
+func (e *ToolError) Error() string {
+	return "grammar: tool " + e.Tool + ": " + strings.TrimPrefix(e.Err.Error(), "grammar: ")
+}
+
+func (e *ToolError) Unwrap() error { return e.Err }
+
+func buildTools(ctx context.Context, tools []Tool, opts Options) (*ToolGrammar, error) {
 	if len(tools) == 0 {
 		return nil, errors.New("grammar: no tools")
 	}
@@ -38,10 +62,11 @@ func Tools(tools []Tool, opts Options) (*ToolGrammar, error) {
 	root := g.alloc("root")
 	tg := &ToolGrammar{Grammar: g, Args: make([]string, len(tools)), Call: make([]string, len(tools))}
 	sg := newSchemaGen(g, opts)
+	sg.ctx = ctx
 	ws := sg.ws()
 	calls := make([]string, len(tools))
 	for i, t := range tools {
-		base := sanitizeName(t.Name)
+		base := sanitizeName(cutName(t.Name))
 		params := t.Parameters
 		if len(params) == 0 || string(params) == "null" {
 			params = json.RawMessage(`{"type":"object","properties":{}}`)
@@ -51,7 +76,7 @@ func Tools(tools []Tool, opts Options) (*ToolGrammar, error) {
 			tg.Warnings = append(tg.Warnings, t.Name+": "+w)
 		}
 		if err != nil {
-			return nil, errors.New("grammar: tool " + t.Name + ": " + strings.TrimPrefix(err.Error(), "grammar: "))
+			return nil, &ToolError{Tool: t.Name, Err: err}
 		}
 		call := g.alloc(base + "-call")
 		sg.scratch = appendJSONString(sg.scratch[:0], t.Name)
@@ -92,6 +117,15 @@ func NewCache(max int) *Cache {
 // Tools returns the grammar for the tools, built by Tools on the first request for this tool set.
 // Errors are not cached.
 func (c *Cache) Tools(tools []Tool, opts Options) (*ToolGrammar, error) {
+	return c.tools(nil, tools, opts)
+}
+
+// ToolsContext is Tools building under ctx (ToolsContext): a build stopped by it is not cached.
+func (c *Cache) ToolsContext(ctx context.Context, tools []Tool, opts Options) (*ToolGrammar, error) {
+	return c.tools(ctx, tools, opts)
+}
+
+func (c *Cache) tools(ctx context.Context, tools []Tool, opts Options) (*ToolGrammar, error) {
 	var h maphash.Hash
 	h.SetSeed(c.seed)
 	for _, t := range tools {
@@ -110,7 +144,7 @@ func (c *Cache) Tools(tools []Tool, opts Options) (*ToolGrammar, error) {
 		}
 	}
 	c.mu.Unlock()
-	tg, err := Tools(tools, opts)
+	tg, err := buildTools(ctx, tools, opts)
 	if err != nil {
 		return nil, err
 	}
