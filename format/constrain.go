@@ -2,6 +2,7 @@ package format
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -97,8 +98,19 @@ var ErrNoCallSyntax = errors.New("no call grammar for this family yet")
 // Constrain builds the constraint for calls to tools in the family's markup.
 // reasoningOpen says the rendered prompt left reasoning open, so a forced
 // call comes after the reasoning closes. tool_choice "none" and an empty
-// tool list give no constraint (nil).
+// tool list give no constraint (nil). A schema past the grammar's bounds is
+// an error wrapping a *grammar.LimitError (errors.Is grammar.ErrLimit).
 func (f *Family) Constrain(tools []chat.Tool, choice ToolChoice, reasoningOpen bool) (*Constraint, error) {
+	return f.constrain(nil, tools, choice, reasoningOpen)
+}
+
+// ConstrainContext is Constrain stopping when ctx is done: the error then
+// wraps ctx.Err() (errors.Is context.Canceled for a client that left).
+func (f *Family) ConstrainContext(ctx context.Context, tools []chat.Tool, choice ToolChoice, reasoningOpen bool) (*Constraint, error) {
+	return f.constrain(ctx, tools, choice, reasoningOpen)
+}
+
+func (f *Family) constrain(ctx context.Context, tools []chat.Tool, choice ToolChoice, reasoningOpen bool) (*Constraint, error) {
 	if choice.Mode == "none" || len(tools) == 0 {
 		return nil, nil
 	}
@@ -123,10 +135,15 @@ func (f *Family) Constrain(tools []chat.Tool, choice ToolChoice, reasoningOpen b
 	if !cs.PrettyJSON {
 		opts.Whitespace = grammar.WhitespaceSpace
 	}
-	b := newBuilder(tools, opts)
+	b := newBuilder(ctx, tools, opts)
 	defer b.release()
 	alts := make([]string, len(tools))
 	for i := range tools {
+		if ctx != nil && i%64 == 63 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("building the call grammar stopped: %w", err)
+			}
+		}
 		c, err := cs.Call(b, i)
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: %w", tools[i].Function.Name, err)
@@ -248,6 +265,7 @@ type Builder struct {
 	Tools []chat.Tool
 
 	opts     grammar.Options
+	ctx      context.Context    // stops the schemas' conversion (nil: nothing does)
 	conv     *grammar.Converter // made with opts when the first schema is added
 	ws       string             // WS, once asked for
 	keys     [][2]string        // keyLiteral's: key, literal
@@ -290,16 +308,17 @@ var builders = sync.Pool{New: func() any { return new(Builder) }}
 
 // newBuilder returns a Builder for tools, from the pool; release gives it
 // back once the constraint's text is written.
-func newBuilder(tools []chat.Tool, opts grammar.Options) *Builder {
+func newBuilder(ctx context.Context, tools []chat.Tool, opts grammar.Options) *Builder {
 	b := builders.Get().(*Builder)
 	if b.G == nil {
 		// About four rules per tool (arguments, nested values, the call) and
 		// a dozen shared ones.
 		b.G = grammar.NewSized(12 + 4*len(tools))
 	}
-	b.Tools, b.opts = tools, opts
+	b.Tools, b.opts, b.ctx = tools, opts, ctx
 	if b.conv != nil {
 		b.conv.Reset(opts) // the options of this constraint (b.G is empty already)
+		b.conv.SetContext(ctx)
 	}
 	b.args = slices.Grow(b.args[:0], len(tools))[:len(tools)]
 	return b
@@ -373,6 +392,7 @@ func (b *Builder) ruleName(prefix string, i int) string {
 func (b *Builder) converter() *grammar.Converter {
 	if b.conv == nil {
 		b.conv = grammar.NewConverter(b.G, b.opts)
+		b.conv.SetContext(b.ctx)
 	}
 	return b.conv
 }
@@ -712,6 +732,14 @@ func (b *Builder) separated(restName func() string, parts []string, required []b
 			last = ')'
 		}
 	}
+	// Each tail longer than sharedTail becomes a rule, which holds its text
+	// in full: the rules of many optional parts hold a quadratic amount of
+	// text between them (every tail is the next one and a part more). Past
+	// maxNestedTails bytes of such rules, the tails are chained instead, each
+	// rule a part and the rule of the next tail (chainedTails).
+	if b.nestedTailsBytes(pieces, required) > maxNestedTails {
+		return b.chainedTails(restName, parts, required, pieces)
+	}
 	size := 2 * n
 	for _, p := range pieces {
 		size += p.end - p.start
@@ -753,7 +781,7 @@ func (b *Builder) separated(restName func() string, parts []string, required []b
 	allOptional := true
 	for k := range parts {
 		tail := restOf(k + 1)
-		if tail != "" && len(tail) > 200 {
+		if tail != "" && len(tail) > sharedTail {
 			tail = b.G.Add(restName(), tail)
 		}
 		if k > 0 {
@@ -761,6 +789,80 @@ func (b *Builder) separated(restName func() string, parts []string, required []b
 		}
 		start := len(buf)
 		buf = appendSeqPart(appendSeqPart(buf, start, parts[k]), start, tail)
+		if required[k] {
+			allOptional = false
+			break
+		}
+	}
+	buf = append(buf, ')')
+	if allOptional {
+		buf = append(buf, '?')
+	}
+	b.scratch = buf
+	return string(buf[bodyStart:])
+}
+
+// sharedTail is the longest tail of separated's written where it is used;
+// a longer one becomes a rule.
+const sharedTail = 200
+
+// maxNestedTails bounds the text separated's tail rules may hold between
+// them written nested (each tail in full); real tools' hold a few KB.
+const maxNestedTails = 64 << 10
+
+// nestedTailsBytes is how many bytes separated's tail rules hold written
+// nested: rest[k] is p[k], a space and rest[k+1], parenthesised when it
+// holds a '|', and the alternatives use rest[1] up to the one after the
+// first required part.
+func (b *Builder) nestedTailsBytes(pieces []piece, required []bool) int {
+	n := len(pieces)
+	total, rest := 0, 0 // rest: len(rest[k+1]) for the k at hand
+	lengths := slices.Grow(b.offsets[:0], n+1)[:n+1]
+	lengths[n] = 0
+	for k := n - 1; k >= 1; k-- {
+		rest = pieces[k].end - pieces[k].start
+		if k < n-1 {
+			rest += 1 + lengths[k+1]
+			if pieces[k+1].wrapRest {
+				rest += 2
+			}
+		}
+		lengths[k] = rest
+	}
+	for k := range required {
+		if k+1 < n && lengths[k+1] > sharedTail {
+			total += lengths[k+1]
+		}
+		if required[k] {
+			break
+		}
+	}
+	b.offsets = lengths
+	return total
+}
+
+// chainedTails is separated's body with the tails as a chain: rest[k] is
+// p[k] then rest[k+1], a rule of its own once longer than sharedTail bytes,
+// so that the rules hold each part once.
+func (b *Builder) chainedTails(restName func() string, parts []string, required []bool, pieces []piece) string {
+	n := len(parts)
+	tails := make([]string, n+1) // rest[k] as one part of a sequence: its text, or its rule
+	for k := n - 1; k >= 1; k-- {
+		t := seqOf(string(b.scratch[pieces[k].start:pieces[k].end]), tails[k+1])
+		if len(t) > sharedTail {
+			t = b.G.Add(restName(), t)
+		}
+		tails[k] = t
+	}
+	bodyStart := len(b.scratch)
+	buf := append(b.scratch, '(')
+	allOptional := true
+	for k := range parts {
+		if k > 0 {
+			buf = append(buf, " | "...)
+		}
+		start := len(buf)
+		buf = appendSeqPart(appendSeqPart(buf, start, parts[k]), start, tails[k+1])
 		if required[k] {
 			allOptional = false
 			break

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"context"
 	"hash/maphash"
 	"sync"
 
@@ -40,6 +41,17 @@ func NewConstraintCache(max int) *ConstraintCache {
 // Constrain is f.Constrain, built on the first request for this key. Errors
 // are not cached.
 func (cc *ConstraintCache) Constrain(f *Family, tools []chat.Tool, choice ToolChoice, reasoningOpen bool) (*Constraint, error) {
+	return cc.constrain(nil, f, tools, choice, reasoningOpen)
+}
+
+// ConstrainContext is Constrain building under ctx (f.ConstrainContext): a
+// client that leaves stops the build, which is not cached; a cached
+// constraint is returned whatever ctx says.
+func (cc *ConstraintCache) ConstrainContext(ctx context.Context, f *Family, tools []chat.Tool, choice ToolChoice, reasoningOpen bool) (*Constraint, error) {
+	return cc.constrain(ctx, f, tools, choice, reasoningOpen)
+}
+
+func (cc *ConstraintCache) constrain(ctx context.Context, f *Family, tools []chat.Tool, choice ToolChoice, reasoningOpen bool) (*Constraint, error) {
 	var h maphash.Hash
 	h.SetSeed(cc.seed)
 	h.WriteString(f.ID)
@@ -65,7 +77,7 @@ func (cc *ConstraintCache) Constrain(f *Family, tools []chat.Tool, choice ToolCh
 		}
 	}
 	cc.mu.Unlock()
-	c, err := f.Constrain(tools, choice, reasoningOpen)
+	c, err := f.constrain(ctx, tools, choice, reasoningOpen)
 	if err != nil || c == nil {
 		return c, err
 	}
