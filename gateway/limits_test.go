@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +17,7 @@ func TestRuntimeThatNeverAnswers(t *testing.T) {
 	rt := qwenRuntime()
 	rt.startBlock = true
 	ts := newFakeGateway(t, Config{Limits: Limits{ResponseHeaderTimeout: Duration(50 * time.Millisecond)}}, rt)
-	resp := post(t, ts.URL+"/v1/chat/completions", chatBody(""))
+	resp := postGuarded(t, ts.URL+"/v1/chat/completions", chatBody(""))
 	v := decodeBody(t, resp)
 	if msg, _ := path(v, "error", "message").(string); resp.StatusCode != 504 || !strings.Contains(msg, "limits.response_header_timeout") {
 		t.Errorf("%d %v", resp.StatusCode, v)
@@ -28,7 +30,7 @@ func TestRuntimeThatGoesQuiet(t *testing.T) {
 	rt := qwenRuntime(backend.Chunk{Text: "Partly "})
 	rt.block = true
 	ts := newFakeGateway(t, Config{Limits: Limits{IdleTimeout: Duration(50 * time.Millisecond)}}, rt)
-	resp := post(t, ts.URL+"/v1/chat/completions", chatBody(""))
+	resp := postGuarded(t, ts.URL+"/v1/chat/completions", chatBody(""))
 	v := decodeBody(t, resp)
 	if resp.StatusCode != 502 || path(v, "partial", "message", "content") != "Partly " || !strings.Contains(toJSON(t, v), "limits.idle_timeout") {
 		t.Errorf("%d %v", resp.StatusCode, v)
@@ -73,4 +75,20 @@ func TestTraceSizeBounded(t *testing.T) {
 	if !strings.HasPrefix(rec.Completion, "0123456789abcde\n[… 5 more bytes not kept") {
 		t.Errorf("trace completion %q", rec.Completion)
 	}
+}
+
+// postGuarded is post for a request the gateway must end on its own: the
+// client gives up after 30 s, so that a limit that does not hold fails the
+// test instead of hanging it (no assertion on how fast the limit acts).
+func postGuarded(t *testing.T, url, body string) *http.Response {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("the gateway did not end the request: %v", err)
+	}
+	return resp
 }
