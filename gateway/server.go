@@ -174,6 +174,8 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/dragoman/requests/{id}", s.handleTrace)
 	s.mux.HandleFunc("GET /dragoman/requests/{id}", s.handleTracePage)
 	s.mux.HandleFunc("GET /dragoman/{$}", s.handleTraceList)
+	s.mux.HandleFunc("GET "+loginPath, s.handleLoginPage) // tracelogin.go
+	s.mux.HandleFunc("POST "+loginPath, s.handleLogin)
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintln(w, `{"status":"ok"}`)
@@ -198,15 +200,19 @@ func handleUnknownPath(w http.ResponseWriter, r *http.Request) {
 }
 
 // ServeHTTP checks the host and origin (webguard.go) and the client key,
-// then dispatches.
+// then dispatches. A page opened without the key gets the form that asks
+// for it (tracelogin.go), which needs none.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.guard(w, r) {
 		return
 	}
-	if s.cfg.APIKey != "" && r.URL.Path != "/healthz" && !s.authorized(r) {
-		if strings.HasPrefix(r.URL.Path, "/v1/messages") {
+	if s.cfg.APIKey != "" && r.URL.Path != "/healthz" && r.URL.Path != loginPath && !s.authorized(r) {
+		switch {
+		case isPageRead(r):
+			loginForm(w, http.StatusUnauthorized, r.URL.Path, "")
+		case strings.HasPrefix(r.URL.Path, "/v1/messages"):
 			writeAnthropicError(w, http.StatusUnauthorized, "authentication_error", "invalid or missing API key")
-		} else {
+		default:
 			writeOpenAIError(w, http.StatusUnauthorized, "invalid_api_key", "invalid or missing API key", "")
 		}
 		return
@@ -216,8 +222,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // authorized: the key as x-api-key, or as "Authorization: Bearer KEY" (the
 // scheme in any case, as RFC 9110 has it); a bare Authorization value is no
-// bearer token.
+// bearer token. The trace cookie stands for it on reads of the trace pages
+// and their JSON only (tracelogin.go).
 func (s *Server) authorized(r *http.Request) bool {
+	if s.cookieAuthorized(r) {
+		return true
+	}
 	key := r.Header.Get("x-api-key")
 	if key == "" {
 		scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
