@@ -69,9 +69,18 @@ type Limits struct {
 	// Past it the runtime is cut off and the answer ends as a break-off,
 	// with everything up to there delivered.
 	MaxAnswerBytes int `json:"max_answer_bytes,omitempty"`
-	// MaxTraceBytes bounds the raw completion, and the client's request, a trace keeps; default 8 MiB
-	// (the rest is counted, not kept).
+	// MaxTraceBytes bounds the raw completion, and the client's request, a
+	// trace keeps; default 8 MiB (the rest is counted, not kept).
 	MaxTraceBytes int `json:"max_trace_bytes,omitempty"`
+
+	// The clients' side, applied by dragoman serve's HTTP server:
+	// RequestHeaderTimeout is how long a client may take to send its
+	// request's headers (default 10s), RequestTimeout its whole request,
+	// body included (default 1m; past it a 408), and ClientIdleTimeout how
+	// long a kept-alive connection may wait for its next request (2m).
+	RequestHeaderTimeout Duration `json:"request_header_timeout,omitempty"`
+	RequestTimeout       Duration `json:"request_timeout,omitempty"`
+	ClientIdleTimeout    Duration `json:"client_idle_timeout,omitempty"`
 }
 
 // ResponsesStore bounds the Responses API's store (in memory only). An
@@ -205,6 +214,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Limits.MaxAnswerBytes == 0 {
 		c.Limits.MaxAnswerBytes = 64 << 20
+	}
+	if c.Limits.RequestHeaderTimeout == 0 {
+		c.Limits.RequestHeaderTimeout = Duration(10 * time.Second)
+	}
+	if c.Limits.RequestTimeout == 0 {
+		c.Limits.RequestTimeout = Duration(time.Minute)
+	}
+	if c.Limits.ClientIdleTimeout == 0 {
+		c.Limits.ClientIdleTimeout = Duration(2 * time.Minute)
 	}
 	if c.Limits.MaxTraceBytes == 0 {
 		c.Limits.MaxTraceBytes = 8 << 20

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"slices"
 	"strconv"
@@ -123,7 +124,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, d *dialect, rec *t
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
 	if err != nil {
-		return failed(&requestError{msg: "request body: " + err.Error(), status: http.StatusRequestEntityTooLarge})
+		return failed(bodyError(err))
 	}
 	rec.RequestBytes = len(body)
 	rec.Request = string(body[:min(len(body), s.cfg.Limits.MaxTraceBytes)])
@@ -150,6 +151,20 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, d *dialect, rec *t
 		return failed(err)
 	}
 	return out.complete(w, rec)
+}
+
+// bodyError is a request body that could not be read: too large (413), or
+// not sent in time (408: the server's read deadline, limits.request_timeout).
+func bodyError(err error) error {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return &requestError{msg: "request body: " + err.Error(), status: http.StatusRequestEntityTooLarge}
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return &requestError{msg: "the request body did not arrive in time (limits.request_timeout)", status: http.StatusRequestTimeout}
+	}
+	return &requestError{msg: "request body: " + err.Error(), status: http.StatusBadRequest}
 }
 
 // setRetryAfter tells a client answered 502 or 503 when to try again, in

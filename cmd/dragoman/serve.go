@@ -229,9 +229,12 @@ func runServe(args []string, e *env) int {
 		fmt.Fprintln(e.stderr, "dragoman serve:", err)
 		return 1
 	}
-	// A client has 10 s to send its headers and a minute for its whole
-	// request; a kept-alive connection is closed after two idle minutes.
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
+	// A slow client must not hold a connection and a goroutine for ever:
+	// its headers, its whole request and a kept-alive connection's wait
+	// for the next one are bounded (limits, 10 s, 1 min, 2 min by default).
+	lim := srv.Config().Limits
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: time.Duration(lim.RequestHeaderTimeout),
+		ReadTimeout: time.Duration(lim.RequestTimeout), IdleTimeout: time.Duration(lim.ClientIdleTimeout)}
 	if !loopbackAddr(ln.Addr()) && srv.Config().APIKey == "" {
 		fmt.Fprintf(e.stderr, "dragoman: warning: listening on %s, beyond this machine, with no client key: anyone who can reach it can run the models and read every trace (set DRAGOMAN_API_KEY)\n", ln.Addr())
 	}
