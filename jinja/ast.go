@@ -143,4 +143,9 @@ type (
 	condExpr struct {
 		cond, then, else_ expr // else_ may be nil
 	}
+	// bigIntExpr is an int literal beyond 64 bits (see intops.go).
+	bigIntExpr struct {
+		text string
+		line int
+	}
 )

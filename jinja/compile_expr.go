@@ -76,6 +76,8 @@ func (c *compiler) expr(e expr) evalFn {
 		return sum.eval
 	case *compareExpr:
 		return c.compare(e)
+	case *bigIntExpr:
+		return bigInt(e)
 	}
 	return func(*renderer, *frame) (Value, error) {
 		return nil, newError("TemplateError", "cannot evaluate %T", e)
@@ -431,9 +433,13 @@ func (c *compiler) binary(e *binExpr) evalFn {
 			if y, ok := b.(int); ok {
 				switch op { // the common int cases, without arith's conversions
 				case "-":
-					return x - y, nil
+					if d := x - y; (d < x) == (y > 0) {
+						return d, nil
+					}
 				case "*":
-					return x * y, nil
+					if p, err := mulInt(x, y); err == nil {
+						return p, nil
+					}
 				}
 			}
 		}

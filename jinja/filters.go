@@ -573,7 +573,7 @@ func filterAbs(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) 
 		return 0, nil
 	case int:
 		if x < 0 {
-			return -x, nil
+			return negInt(x)
 		}
 		return x, nil
 	case float64:
@@ -707,50 +707,63 @@ func filterInt(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) 
 		n, _ := toIndex(x)
 		return n, nil
 	case float64:
-		if n, ok := floatToInt(x); ok {
-			return n, nil
-		}
-		return a[1], nil
+		return intOr(floatToInt(x))(a[1])
 	case string, Markup:
 		s, _ := isString(x)
-		if base, ok := a[2].(int); ok {
-			if n, ok := parsePyInt(s, base); ok {
-				return n, nil
-			}
-		} else if b, isBool := a[2].(bool); isBool {
-			base, _ := toIndex(b)
-			if n, ok := parsePyInt(s, base); ok {
-				return n, nil
+		base, isInt := a[2].(int)
+		if b, isBool := a[2].(bool); isBool {
+			base, _ = toIndex(b)
+			isInt = true
+		}
+		if isInt {
+			n, err := parsePyInt(s, base)
+			if err == nil || isLimitError(err) {
+				return n, err
 			}
 		}
 		if f, ok := parsePyFloat(s); ok {
-			if n, ok := floatToInt(f); ok {
-				return n, nil
-			}
+			return intOr(floatToInt(f))(a[1])
 		}
 	}
 	return a[1], nil
 }
 
-// floatToInt is int(f); NaN and infinities fail as they raise in Python.
-// Values beyond int64 saturate (Python's ints are unbounded).
-func floatToInt(f float64) (int, bool) {
-	switch {
-	case math.IsNaN(f) || math.IsInf(f, 0):
-		return 0, false
-	case f >= math.MaxInt64:
-		return math.MaxInt64, true
-	case f <= math.MinInt64:
-		return math.MinInt64, true
+// intOr is do_int's fallback: a conversion's int, or the default when it
+// raised as Python's would (not when it is beyond this engine's ints).
+func intOr(n int, err error) func(def Value) (Value, error) {
+	return func(def Value) (Value, error) {
+		switch {
+		case err == nil:
+			return n, nil
+		case isLimitError(err):
+			return nil, err
+		}
+		return def, nil
 	}
-	return int(f), true
 }
 
+// errNotInt is what parsePyInt returns for text that is no int.
+var errNotInt = valueError("invalid literal for int()")
+
 // parsePyInt is int(s, base): base 0 infers the base from a prefix, a
-// matching 0x/0o/0b prefix is allowed, and '_' may separate digits.
-func parsePyInt(s string, base int) (int, bool) {
+// matching 0x/0o/0b prefix is allowed, and '_' may separate digits. Text
+// that is no int gives errNotInt; an int beyond 64 bits intTooLarge.
+func parsePyInt(s string, base int) (int, error) {
+	n, ok, tooBig := scanPyInt(s, base)
+	switch {
+	case tooBig:
+		return 0, intTooLarge("int(%s)", repr(s))
+	case !ok:
+		return 0, errNotInt
+	}
+	return n, nil
+}
+
+// scanPyInt reads s as parsePyInt does; tooBig reports valid digits beyond
+// 64 bits.
+func scanPyInt(s string, base int) (n int, ok, tooBig bool) {
 	if base != 0 && (base < 2 || base > 36) {
-		return 0, false
+		return 0, false, false
 	}
 	s = strings.TrimFunc(s, numSpace)
 	neg := false
@@ -777,19 +790,18 @@ func parsePyInt(s string, base int) (int, bool) {
 		base = 10
 		// Base 0 forbids leading zeros on a nonzero decimal number.
 		if strings.HasPrefix(s, "0") && strings.Trim(s, "0_") != "" {
-			return 0, false
+			return 0, false, false
 		}
 	}
 	if prefixed && strings.HasPrefix(s, "_") {
 		s = s[1:]
 	}
-	n := 0
-	digits := 0
+	u, digits := uint64(0), 0
 	runes := []rune(s)
 	for i, c := range runes {
 		if c == '_' {
 			if digits == 0 || i+1 == len(runes) || runes[i+1] == '_' {
-				return 0, false
+				return 0, false, false
 			}
 			continue
 		}
@@ -802,21 +814,24 @@ func parsePyInt(s string, base int) (int, bool) {
 			d = int(c-'A') + 10
 		}
 		if d < 0 || d >= base {
-			return 0, false
+			return 0, false, false
 		}
-		if n > (math.MaxInt-d)/base {
-			return 0, false // beyond int64: Python would succeed; treat as a failure
+		if u > (1<<63-uint64(d))/uint64(base) {
+			tooBig = true // still read on: the rest may be no digits
+		} else {
+			u = u*uint64(base) + uint64(d)
 		}
-		n = n*base + d
 		digits++
 	}
-	if digits == 0 {
-		return 0, false
+	switch {
+	case digits == 0:
+		return 0, false, false
+	case tooBig || (u == 1<<63 && !neg):
+		return 0, true, true
+	case neg:
+		return int(-u), true, false
 	}
-	if neg {
-		n = -n
-	}
-	return n, true
+	return int(u), true, false
 }
 
 // filterRound is do_round: round(value, precision) for "common", else
@@ -876,13 +891,9 @@ func pyRound(v Value, ndigits Value) (Value, error) {
 			n, _ := toIndex(v)
 			return n, nil
 		}
-		rounded := roundHalfEven(f, 0)
-		n, ok := floatToInt(rounded)
-		if !ok {
-			if math.IsNaN(f) {
-				return nil, valueError("cannot convert float NaN to integer")
-			}
-			return nil, newError("OverflowError", "cannot convert float infinity to integer")
+		n, err := floatToInt(roundHalfEven(f, 0))
+		if err != nil {
+			return nil, err
 		}
 		return n, nil
 	}
@@ -902,7 +913,7 @@ func pyRound(v Value, ndigits Value) (Value, error) {
 	rq := ratRoundHalfEven(q)
 	rq.Mul(rq, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-nd)), nil))
 	if !rq.IsInt64() {
-		return n, nil
+		return nil, intTooLarge("round(%d, %d)", n, nd)
 	}
 	return int(rq.Int64()), nil
 }
@@ -981,7 +992,10 @@ func filterFilesizeformat(r *renderer, v Value, args []Value, kwargs *Dict) (Val
 	case size == 1:
 		return "1 Byte", nil
 	case size < base:
-		n, _ := floatToInt(size)
+		n, err := floatToInt(size)
+		if err != nil {
+			return nil, err
+		}
 		return strconv.Itoa(n) + " Bytes", nil
 	}
 	for i, p := range prefixes {
@@ -1040,10 +1054,11 @@ func pyInt(v Value) (Value, error) {
 		return math.Trunc(x), nil
 	case string, Markup:
 		s, _ := isString(x)
-		if n, ok := parsePyInt(s, 10); ok {
-			return n, nil
+		n, err := parsePyInt(s, 10)
+		if err == errNotInt {
+			return nil, valueError("invalid literal for int() with base 10: %s", repr(v))
 		}
-		return nil, valueError("invalid literal for int() with base 10: %s", repr(v))
+		return n, err
 	}
 	return nil, typeError("int() argument must be a string, a bytes-like object or a real number, not '%s'", typeName(v))
 }
@@ -2010,7 +2025,7 @@ func pyAdd(a, b Value) (Value, error) {
 		}
 		x, _ := toIndex(a)
 		y, _ := toIndex(b)
-		return x + y, nil
+		return addInt(x, y)
 	}
 	switch x := a.(type) {
 	case *List:

@@ -410,7 +410,7 @@ func unary(op string, v Value) (Value, error) {
 		return i, nil
 	case int:
 		if op == "-" {
-			return -x, nil
+			return negInt(x)
 		}
 		return x, nil
 	case float64:
@@ -575,11 +575,11 @@ func arith(op string, a, b Value) (Value, error) {
 	if aInt && bInt {
 		switch op {
 		case "+":
-			return ai + bi, nil
+			return addInt(ai, bi)
 		case "-":
-			return ai - bi, nil
+			return subInt(ai, bi)
 		case "*":
-			return ai * bi, nil
+			return mulInt(ai, bi)
 		case "/":
 			if bi == 0 {
 				return nil, newError("ZeroDivisionError", "division by zero")
@@ -589,7 +589,7 @@ func arith(op string, a, b Value) (Value, error) {
 			if bi == 0 {
 				return nil, newError("ZeroDivisionError", "integer division or modulo by zero")
 			}
-			return floorDiv(ai, bi), nil
+			return floorDivInt(ai, bi)
 		case "%":
 			if bi == 0 {
 				return nil, newError("ZeroDivisionError", "integer modulo by zero")
@@ -597,13 +597,9 @@ func arith(op string, a, b Value) (Value, error) {
 			return floorMod(ai, bi), nil
 		case "**":
 			if bi >= 0 {
-				res := 1
-				for i := 0; i < bi; i++ {
-					res *= ai
-				}
-				return res, nil
+				return powInt(ai, bi)
 			}
-			return math.Pow(float64(ai), float64(bi)), nil
+			return floatPow(float64(ai), float64(bi))
 		}
 	}
 	x, _ := number(a)
@@ -633,9 +629,18 @@ func arith(op string, a, b Value) (Value, error) {
 		_, mod := floatDivmod(x, y)
 		return mod, nil
 	case "**":
-		return math.Pow(x, y), nil
+		return floatPow(x, y)
 	}
 	return nil, typeError("unsupported operand type(s) for %s", op)
+}
+
+// floatPow is x ** y for floats: zero to a negative power raises, as in
+// Python.
+func floatPow(x, y float64) (Value, error) {
+	if x == 0 && y < 0 {
+		return nil, newError("ZeroDivisionError", "0.0 cannot be raised to a negative power")
+	}
+	return math.Pow(x, y), nil
 }
 
 func asInt(v Value) (int, bool) {

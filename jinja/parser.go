@@ -796,6 +796,9 @@ func (p *parser) parseUnary(withFilter bool) (expr, error) {
 			return nil, err
 		}
 		node = &unaryExpr{op: t.val, e: e, line: t.line}
+		if b, ok := e.(*bigIntExpr); ok && t.val == "-" && b.isMinInt() {
+			node = &constExpr{v: math.MinInt} // -9223372036854775808 fits
+		}
 		if c, ok := e.(*constExpr); ok && isNumber(c.v) {
 			// A negative literal: no need to negate it at every render.
 			if v, err := unary(t.val, c.v); err == nil {
@@ -842,7 +845,7 @@ func (p *parser) parsePrimary() (expr, error) {
 		return &constExpr{v: s}, nil
 	case tokInt:
 		p.next()
-		return &constExpr{v: parseIntLiteral(t.val)}, nil
+		return intLiteral(t), nil
 	case tokFloat:
 		p.next()
 		f, err := strconv.ParseFloat(t.val, 64)
@@ -871,18 +874,17 @@ func (p *parser) parsePrimary() (expr, error) {
 	return nil, syntaxError(t.line, "unexpected '%s'", describe(t))
 }
 
-// parseIntLiteral reads an integer literal as Python's int(text, 0); values
-// beyond 64 bits become floats (chat templates do not print such numbers).
-func parseIntLiteral(text string) Value {
-	n, ok := new(big.Int).SetString(text, 0)
+// intLiteral reads an integer literal as Python's int(text, 0). One beyond
+// 64 bits is a bigIntExpr, which fails when it is evaluated (see intops.go).
+func intLiteral(t token) expr {
+	n, ok := new(big.Int).SetString(t.val, 0)
 	if !ok {
-		return 0
+		return &constExpr{v: 0}
 	}
 	if n.IsInt64() {
-		return int(n.Int64())
+		return &constExpr{v: int(n.Int64())}
 	}
-	f, _ := new(big.Float).SetInt(n).Float64()
-	return f
+	return &bigIntExpr{text: t.val, line: t.line}
 }
 
 func (p *parser) parseList() (expr, error) {
@@ -985,7 +987,7 @@ func (p *parser) parseSubscript(node expr) (expr, error) {
 			return &attrExpr{obj: node, name: a.val, line: a.line}, nil
 		case tokInt:
 			p.next()
-			return &itemExpr{obj: node, key: &constExpr{v: parseIntLiteral(a.val)}, line: a.line}, nil
+			return &itemExpr{obj: node, key: intLiteral(a), line: a.line}, nil
 		}
 		return nil, syntaxError(a.line, "expected name or number")
 	}

@@ -1,20 +1,31 @@
 package jinja
 
-import "strconv"
+import (
+	"math"
+	"strconv"
+)
 
 // Range is what range() returns: Python's lazy range object. Templates mostly
 // loop over it, but it prints as range(0, 3), refuses * and +, and is no list.
 type Range struct{ start, stop, step int }
 
-// Len is the number of values the range yields.
+// Len is the number of values the range yields, at most math.MaxInt. It
+// is computed in unsigned arithmetic: stop - start may exceed an int.
 func (r *Range) Len() int {
+	var span, step uint64
 	switch {
 	case r.step > 0 && r.stop > r.start:
-		return (r.stop - r.start + r.step - 1) / r.step
+		span, step = uint64(r.stop)-uint64(r.start), uint64(r.step)
 	case r.step < 0 && r.stop < r.start:
-		return (r.start - r.stop - r.step - 1) / -r.step
+		span, step = uint64(r.start)-uint64(r.stop), -uint64(r.step)
+	default:
+		return 0
 	}
-	return 0
+	n := span / step
+	if span%step != 0 {
+		n++
+	}
+	return int(min(n, math.MaxInt))
 }
 
 func (r *Range) at(i int) int { return r.start + i*r.step }
@@ -52,7 +63,7 @@ func (r *Range) item(key Value) (Value, bool, error) {
 		if err != nil {
 			return nil, false, err
 		}
-		return &Range{start: r.at(start), stop: r.at(stop), step: r.step * step}, true, nil
+		return r.slice(start, stop, step)
 	}
 	i, ok := indexOf(key)
 	if !ok {
@@ -62,6 +73,34 @@ func (r *Range) item(key Value) (Value, bool, error) {
 		return nil, false, nil
 	}
 	return r.at(i), true, nil
+}
+
+// slice is r[start:stop:step] for indices sliceIndices gave: a range whose
+// bounds may lie past an int (range(0, 2**62, 2**61)[::4]) fails as any int
+// beyond 64 bits does.
+func (r *Range) slice(start, stop, step int) (Value, bool, error) {
+	lo, err := r.checkedAt(start)
+	if err != nil {
+		return nil, false, err
+	}
+	hi, err := r.checkedAt(stop)
+	if err != nil {
+		return nil, false, err
+	}
+	st, err := mulInt(r.step, step)
+	if err != nil {
+		return nil, false, err
+	}
+	return &Range{start: lo, stop: hi, step: st}, true, nil
+}
+
+// checkedAt is at(i) for an i that may lie outside the range.
+func (r *Range) checkedAt(i int) (int, error) {
+	off, err := mulInt(i, r.step)
+	if err != nil {
+		return 0, err
+	}
+	return addInt(r.start, off)
 }
 
 // method returns range.count or range.index.
