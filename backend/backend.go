@@ -80,7 +80,8 @@ type ModelInfo struct {
 	BOSToken, EOSToken string
 	// ContextLength is the context window in tokens; 0 when unknown.
 	ContextLength int
-	// GGUFPath is the model's weights file on this machine, where known (Ollama's store).
+	// GGUFPath is the model's weights file on this machine, where known
+	// (Ollama's store, llama-server's model_path).
 	GGUFPath string
 }
 
@@ -202,3 +203,10 @@ func (e *Error) Error() string {
 
 // ErrNoComplete is returned by Complete on runtimes without raw completion.
 var ErrNoComplete = errors.New("this runtime does not take raw prompts")
+
+// TokenCounter is a runtime that counts a text's tokens itself
+// (llama-server's /tokenize), for count_tokens where the model's GGUF is not
+// at hand.
+type TokenCounter interface {
+	CountTokens(ctx context.Context, text string) (int, error)
+}

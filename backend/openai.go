@@ -3,9 +3,12 @@ package backend
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 
 	"github.com/dragoman-dev/dragoman/chat"
 )
@@ -119,6 +122,7 @@ func (b *OpenAIBackend) llamaProps(ctx context.Context) (ModelInfo, error) {
 		Settings     struct {
 			NCtx int `json:"n_ctx"`
 		} `json:"default_generation_settings"`
+		ModelPath string `json:"model_path"`
 	}
 	if err := b.getJSON(ctx, "/props", &p); err != nil {
 		return ModelInfo{}, err
@@ -127,7 +131,31 @@ func (b *OpenAIBackend) llamaProps(ctx context.Context) (ModelInfo, error) {
 	if info.Template != "" {
 		info.TemplateOrigin = "llama-server /props chat_template"
 	}
+	// The weights file, where llama-server runs on this machine and names
+	// it by an absolute path (a relative one is relative to a working
+	// directory the gateway does not know): its tokenizer counts prompts.
+	if IsLocal(b.base) && filepath.IsAbs(p.ModelPath) {
+		if st, err := os.Stat(p.ModelPath); err == nil && st.Mode().IsRegular() {
+			info.GGUFPath = p.ModelPath
+		}
+	}
 	return info, nil
+}
+
+// CountTokens counts text's tokens as llama-server's raw completion reads a
+// prompt (POST /tokenize; special tokens written in the text are read as
+// such, none added). Other runtimes have no such endpoint.
+func (b *OpenAIBackend) CountTokens(ctx context.Context, text string) (int, error) {
+	if b.kind != LlamaServer {
+		return 0, fmt.Errorf("%s has no tokenize endpoint", b.kind)
+	}
+	var out struct {
+		Tokens []json.RawMessage `json:"tokens"`
+	}
+	if err := b.postJSON(ctx, http.MethodPost, "/tokenize", map[string]any{"content": text, "add_special": false}, &out); err != nil {
+		return 0, err
+	}
+	return len(out.Tokens), nil
 }
 
 // llamaCompletionRequest is llama-server's native /completion: it takes a

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/dragoman-dev/dragoman/backend"
 	"github.com/dragoman-dev/dragoman/trace"
 )
 
@@ -47,10 +48,12 @@ func (s *Server) handleCountTokens(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rt := routes[0]
-	if rt.state.tpl == nil || rt.state.tok == nil {
+	counter, remote := rt.up.be.(backend.TokenCounter)
+	remote = remote && rt.up.be.Kind() == backend.LlamaServer
+	if rt.state.tpl == nil || (rt.state.tok == nil && !remote) {
 		writeAnthropicError(w, http.StatusBadRequest, "invalid_request_error",
 			"count_tokens needs the model's chat template and tokenizer, and Dragoman has not found them for "+req.Model+
-				" (they are read from the model's GGUF, e.g. in Ollama's store)")
+				" (they are read from the model's GGUF, e.g. in Ollama's store, or counted by llama-server)")
 		return
 	}
 	x := &exchange{s: s, req: req, rec: &trace.Record{}, rt: rt}
@@ -59,5 +62,15 @@ func (s *Server) handleCountTokens(w http.ResponseWriter, r *http.Request) {
 		writeAnthropicError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]int{"input_tokens": rt.state.tok.Count(prompt)})
+	if rt.state.tok != nil {
+		writeJSON(w, http.StatusOK, map[string]int{"input_tokens": rt.state.tok.Count(prompt)})
+		return
+	}
+	// No GGUF at hand: the runtime that will read the prompt counts it.
+	n, err := counter.CountTokens(r.Context(), prompt)
+	if err != nil {
+		writeAnthropicError(w, http.StatusBadGateway, "api_error", s.public(err).Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]int{"input_tokens": n})
 }

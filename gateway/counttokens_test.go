@@ -2,7 +2,12 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/anthropics/anthropic-sdk-go"
@@ -55,5 +60,62 @@ func TestCountTokens(t *testing.T) {
 	var apiErr *anthropic.Error
 	if _, err := cl.Messages.CountTokens(ctx, anthropic.MessageCountTokensParams{Model: "nope", Messages: msgs}); !errors.As(err, &apiErr) || apiErr.StatusCode != 404 {
 		t.Errorf("an unknown model: %v", err)
+	}
+}
+
+// count_tokens over llama-server: with the weights named by an absolute
+// model_path in /props the GGUF's tokenizer counts (as for Ollama); with a
+// relative one (llama-server's working directory is unknown) llama-server
+// counts the rendered prompt itself, through /tokenize.
+func TestCountTokensOnLlamaServer(t *testing.T) {
+	for _, c := range []struct {
+		name, modelPath string
+		tokenized       bool
+	}{
+		{"absolute model_path", tinyModel(t), false},
+		{"relative model_path", "tiny-qwen3-toolcall.gguf", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var tokenized []string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch r.URL.Path {
+				case "/v1/models":
+					io.WriteString(w, `{"object":"list","data":[{"id":"tiny","object":"model"}]}`)
+				case "/props":
+					json.NewEncoder(w).Encode(map[string]any{"chat_template": qwenTemplate, "model_path": c.modelPath,
+						"default_generation_settings": map[string]any{"n_ctx": 4096}})
+				case "/tokenize":
+					var body struct {
+						Content    string `json:"content"`
+						AddSpecial bool   `json:"add_special"`
+					}
+					json.NewDecoder(r.Body).Decode(&body)
+					tokenized = append(tokenized, body.Content)
+					toks := make([]int, len(strings.Fields(body.Content)))
+					json.NewEncoder(w).Encode(map[string]any{"tokens": toks})
+				default:
+					http.NotFound(w, r)
+				}
+			}))
+			defer srv.Close()
+			s, err := New(Config{NoDiscover: true, Upstreams: []Upstream{{URL: srv.URL, Kind: "llama-server"}}}, Hooks{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			ts := httptestServer(t, s)
+			resp := post(t, ts.URL+"/v1/messages/count_tokens", `{"model":"tiny","messages":[{"role":"user","content":"What is the weather in Paris?"}]}`)
+			v := decodeBody(t, resp)
+			n, _ := v["input_tokens"].(float64)
+			if resp.StatusCode != 200 || n < 5 {
+				t.Fatalf("status %d, %v", resp.StatusCode, v)
+			}
+			if (len(tokenized) > 0) != c.tokenized {
+				t.Errorf("/tokenize asked %d times, want it asked: %v", len(tokenized), c.tokenized)
+			}
+			if c.tokenized && (int(n) != len(strings.Fields(tokenized[0])) || !strings.Contains(tokenized[0], "<|im_start|>user\nWhat is the weather in Paris?")) {
+				t.Errorf("counted %v for the prompt %q", n, tokenized[0])
+			}
+		})
 	}
 }
