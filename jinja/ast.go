@@ -61,6 +61,17 @@ type (
 	continueStmt struct{ line int }
 )
 
+// elif returns the if statement of s's elif, or nil. Walkers follow an
+// elif chain in a loop: it is as long as the template makes it.
+func (s *ifStmt) elif() *ifStmt {
+	if len(s.else_) == 1 {
+		if next, ok := s.else_[0].(*ifStmt); ok {
+			return next
+		}
+	}
+	return nil
+}
+
 // macroDef is the compiled form of a macro (or a call block's caller).
 type macroDef struct {
 	name     string

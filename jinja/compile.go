@@ -67,8 +67,12 @@ func (s *cscope) declareBody(body []stmt) {
 		case *macroStmt:
 			s.declare(st.name)
 		case *ifStmt:
-			s.declareBody(st.body)
-			s.declareBody(st.else_)
+			for ; st != nil; st = st.elif() {
+				s.declareBody(st.body)
+				if st.elif() == nil {
+					s.declareBody(st.else_)
+				}
+			}
 		}
 	}
 }
@@ -86,15 +90,31 @@ type compiler struct {
 	// constMode compiles for asConst: evaluation ahead of time, as Jinja2's
 	// as_const does it (see compile_const.go).
 	constMode bool
+	// consts and renders keep, per node, its const-mode code and outcome
+	// and whether it needs the render (see asConst).
+	consts  map[expr]*constNode
+	renders map[expr]bool
+	// work counts the nodes asConst looks at and evaluates, which grows
+	// with the template, not with the square of its longest chain (a test
+	// checks it).
+	work int
 }
 
 // compileTemplate compiles a template body.
 func compileTemplate(body []stmt) *Template {
+	t, _ := compileCounting(body)
+	return t
+}
+
+// compileCounting compiles a template body and returns the compiler's work
+// count too.
+func compileCounting(body []stmt) (*Template, int) {
 	root := newScope(nil)
 	root.declareBody(body)
-	c := &compiler{sc: root, root: root, free: map[string]*freeVar{}}
+	c := &compiler{sc: root, root: root, free: map[string]*freeVar{},
+		consts: map[expr]*constNode{}, renders: map[expr]bool{}}
 	code := c.body(body)
-	return &Template{body: code, rootSlots: len(root.slots), rootMacros: c.rootMacros, freeNames: len(c.free)}
+	return &Template{body: code, rootSlots: len(root.slots), rootMacros: c.rootMacros, freeNames: len(c.free)}, c.work
 }
 
 // keepsFrames reports whether running body may leave a reference to the
@@ -107,8 +127,10 @@ func keepsFrames(body []stmt) bool {
 		case *macroStmt, *callBlockStmt:
 			return true
 		case *ifStmt:
-			if keepsFrames(s.body) || keepsFrames(s.else_) {
-				return true
+			for ; s != nil; s = s.elif() {
+				if keepsFrames(s.body) || (s.elif() == nil && keepsFrames(s.else_)) {
+					return true
+				}
 			}
 		case *forStmt:
 			if s.recursive || keepsFrames(s.body) || keepsFrames(s.else_) {
@@ -342,13 +364,11 @@ func (c *compiler) ifStmt(s *ifStmt) execFn {
 	for {
 		conds = append(conds, c.expr(s.cond))
 		bodies = append(bodies, c.body(s.body))
-		if len(s.else_) == 1 {
-			if elif, ok := s.else_[0].(*ifStmt); ok {
-				s = elif
-				continue
-			}
+		elif := s.elif()
+		if elif == nil {
+			break
 		}
-		break
+		s = elif
 	}
 	els := c.body(s.else_)
 	if len(conds) == 1 {

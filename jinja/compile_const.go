@@ -27,8 +27,12 @@ func impossible(*renderer, *frame) (Value, error) { return nil, notConst{} }
 
 // asConst is Jinja2's as_const: e's value, when it can be computed ahead of
 // time.
+//
+// The compiler asks for every expression, from the top of each tree down,
+// so each node's const-mode code and outcome are kept (constNode): a chain
+// x.a.a… or 'a'|f|f… of n links then costs O(n) to compile, not O(n²).
 func (c *compiler) asConst(e expr) (v Value, ok bool) {
-	if needsRender(e) {
+	if c.needsRender(e) {
 		return nil, false
 	}
 	saved := c.constMode
@@ -43,6 +47,88 @@ func (c *compiler) asConst(e expr) (v Value, ok bool) {
 	r := &renderer{limits: DefaultLimits()}
 	v, err := fn(r, &r.root)
 	return v, err == nil
+}
+
+// constNode is an expression compiled in const mode, with its outcome once
+// it has one that may be reused: an error (evaluation ahead of time has no
+// side effects, so it fails the same way again) or a value no evaluation can
+// change (shareable). Jinja2's optimizer, which folds bottom-up, reuses the
+// same way what it folded.
+type constNode struct {
+	fn   evalFn
+	done bool
+	v    Value
+	ok   bool
+	work *int // the compiler's count of nodes evaluated
+}
+
+// constCode returns e compiled in const mode, once per node (a literal,
+// which costs nothing to compile again, is not kept).
+func (c *compiler) constCode(e expr, compile func() evalFn) evalFn {
+	if _, ok := e.(*constExpr); ok {
+		return compile()
+	}
+	if n, ok := c.consts[e]; ok {
+		return n.eval
+	}
+	n := &constNode{work: &c.work}
+	c.consts[e] = n
+	n.fn = compile()
+	return n.eval
+}
+
+func (n *constNode) eval(r *renderer, f *frame) (v Value, err error) {
+	if n.done {
+		if !n.ok {
+			return nil, notConst{}
+		}
+		return n.v, nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			n.done = true // a value past the bounds: so it stays
+			v, err = nil, notConst{}
+		}
+	}()
+	*n.work++
+	v, err = n.fn(r, f)
+	if err != nil || shareable(v) {
+		n.done, n.v, n.ok = true, v, err == nil
+	}
+	return v, err
+}
+
+// shareable reports whether v may be handed to more than one consumer: no
+// one-shot generator in it. A value too large to look through is not.
+func shareable(v Value) bool {
+	budget := 1 << 12
+	var walk func(v Value) bool
+	walk = func(v Value) bool {
+		if budget--; budget < 0 {
+			return false
+		}
+		switch x := v.(type) {
+		case nil, bool, int, float64, string, Markup, Undefined, *Range:
+			return true
+		case *List:
+			return all(x.Items, walk)
+		case Tuple:
+			return all(x, walk)
+		case *Dict:
+			return all(x.keys, walk) && all(x.vals, walk)
+		}
+		return false
+	}
+	return walk(v)
+}
+
+func all(vs []Value, ok func(Value) bool) bool {
+	for _, v := range vs {
+		if !ok(v) {
+			return false
+		}
+	}
+	return true
 }
 
 // fold returns e's value when Jinja2's optimizer replaces e by a literal: it
@@ -74,7 +160,46 @@ func (c *compiler) fold(e expr) (Value, bool) {
 // which as_const cannot: then there is no need to try. Operands that may go
 // unevaluated (the branches of if-else, the right of and and or, the rest of
 // a comparison chain) are not looked into.
-func needsRender(e expr) bool {
+//
+// The compiler asks about every node of a tree, top down: a small tree is
+// walked again each time, a large one's answers are kept per node.
+func (c *compiler) needsRender(e expr) bool {
+	w := &renderWalk{budget: 64, work: &c.work}
+	if v := w.needsRender(e); w.budget >= 0 {
+		return v
+	}
+	return (&renderWalk{memo: c.renders, work: &c.work}).needsRender(e)
+}
+
+// renderWalk is one needsRender walk: within a budget of nodes, or with
+// the compiler's memo.
+type renderWalk struct {
+	budget int
+	memo   map[expr]bool
+	work   *int // the compiler's count of nodes looked at
+}
+
+func (w *renderWalk) needsRender(e expr) bool {
+	if e == nil {
+		return false
+	}
+	*w.work++
+	if w.memo == nil {
+		if w.budget--; w.budget < 0 {
+			return false // too large: the caller walks again with the memo
+		}
+		return w.find(e)
+	}
+	if v, ok := w.memo[e]; ok {
+		return v
+	}
+	v := w.find(e)
+	w.memo[e] = v
+	return v
+}
+
+func (w *renderWalk) find(e expr) bool {
+	needsRender, anyNeedsRender := w.needsRender, w.anyNeedsRender
 	switch e := e.(type) {
 	case *nameExpr, *callExpr:
 		return true
@@ -111,9 +236,9 @@ func needsRender(e expr) bool {
 	return false
 }
 
-func anyNeedsRender(es ...expr) bool {
+func (w *renderWalk) anyNeedsRender(es ...expr) bool {
 	for _, e := range es {
-		if e != nil && needsRender(e) {
+		if w.needsRender(e) {
 			return true
 		}
 	}

@@ -7,12 +7,20 @@ package jinja
 
 func (c *compiler) expr(e expr) evalFn {
 	if c.constMode {
+		return c.constCode(e, func() evalFn { return c.compileExpr(e) })
+	}
+	if v, ok := c.fold(e); ok {
+		return func(*renderer, *frame) (Value, error) { return v, nil }
+	}
+	return c.compileExpr(e)
+}
+
+func (c *compiler) compileExpr(e expr) evalFn {
+	if c.constMode {
 		switch e.(type) {
 		case *nameExpr, *callExpr:
 			return impossible
 		}
-	} else if v, ok := c.fold(e); ok {
-		return func(*renderer, *frame) (Value, error) { return v, nil }
 	}
 	switch e := e.(type) {
 	case *constExpr:

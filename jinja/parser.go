@@ -287,37 +287,39 @@ func (p *parser) parseStatement() (stmt, error) {
 	return nil, syntaxError(t.line, "Encountered unknown tag '%s'.", t.val)
 }
 
+// parseIf parses an if tag, its elif chain in a loop: a chain is as long
+// as the template makes it, and nests no deeper in Go.
 func (p *parser) parseIf() (stmt, error) {
-	cond, err := p.parseTuple(false, nil, false)
-	if err != nil {
-		return nil, err
-	}
-	if err := p.expectBlockEnd(); err != nil {
-		return nil, err
-	}
-	node := &ifStmt{cond: cond}
-	body, end, err := p.subparse([]string{"elif", "else", "endif"})
-	if err != nil {
-		return nil, err
-	}
-	node.body = body
-	switch end {
-	case "elif":
-		s, err := p.parseIf()
+	first := &ifStmt{}
+	for node := first; ; {
+		cond, err := p.parseTuple(false, nil, false)
 		if err != nil {
 			return nil, err
 		}
-		node.else_ = []stmt{s}
-		return node, nil
-	case "else":
 		if err := p.expectBlockEnd(); err != nil {
 			return nil, err
 		}
-		if node.else_, _, err = p.subparse([]string{"endif"}); err != nil {
+		node.cond = cond
+		body, end, err := p.subparse([]string{"elif", "else", "endif"})
+		if err != nil {
 			return nil, err
 		}
+		node.body = body
+		switch end {
+		case "elif":
+			elif := &ifStmt{}
+			node.else_, node = []stmt{elif}, elif
+			continue
+		case "else":
+			if err := p.expectBlockEnd(); err != nil {
+				return nil, err
+			}
+			if node.else_, _, err = p.subparse([]string{"endif"}); err != nil {
+				return nil, err
+			}
+		}
+		return first, p.expectBlockEnd()
 	}
-	return node, p.expectBlockEnd()
 }
 
 func (p *parser) parseFor(line int) (stmt, error) {
@@ -656,7 +658,7 @@ func (p *parser) parseCondExpr() (expr, error) {
 		}
 		var else_ expr
 		if p.skipName("else") {
-			if else_, err = p.parseCondExpr(); err != nil {
+			if else_, err = p.parseElse(); err != nil {
 				return nil, err
 			}
 		}
@@ -665,12 +667,26 @@ func (p *parser) parseCondExpr() (expr, error) {
 	return e, nil
 }
 
+// parseElse parses the else branch of a conditional expression, which
+// nests: a if b else c if d else ...
+func (p *parser) parseElse() (expr, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.leave()
+	return p.parseCondExpr()
+}
+
 func (p *parser) parseOr() (expr, error) { return p.parseBinary(p.parseAnd, binaryNode, "or") }
 
 func (p *parser) parseAnd() (expr, error) { return p.parseBinary(p.parseNot, binaryNode, "and") }
 
 func (p *parser) parseNot() (expr, error) {
 	if p.isName("not") {
+		if err := p.enter(); err != nil {
+			return nil, err
+		}
+		defer p.leave()
 		line := p.next().line
 		e, err := p.parseNot()
 		if err != nil {

@@ -63,6 +63,9 @@ func Compile(source string) (*Template, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkDepth(body); err != nil {
+		return nil, err
+	}
 	if err := checkNames(body, false); err != nil {
 		return nil, err
 	}
