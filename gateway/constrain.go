@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -41,6 +42,13 @@ type CallPlan struct {
 // still reads the calls) and a decision says so; a forced call that cannot be
 // enforced is an error the client sees, never an unconstrained request.
 func PlanCalls(f *format.Family, kind backend.Kind, tools []chat.Tool, tc chat.ToolChoice, parallel *bool, reasoningOpen bool, creq *backend.CompleteRequest) (CallPlan, error) {
+	return PlanCallsContext(context.Background(), f, kind, tools, tc, parallel, reasoningOpen, creq)
+}
+
+// PlanCallsContext is PlanCalls building the constraint under ctx: a client
+// that leaves stops the work (a large tool set's grammar takes a while), and
+// the error is ctx's, not a refusal of the tools.
+func PlanCallsContext(ctx context.Context, f *format.Family, kind backend.Kind, tools []chat.Tool, tc chat.ToolChoice, parallel *bool, reasoningOpen bool, creq *backend.CompleteRequest) (CallPlan, error) {
 	var plan CallPlan
 	if len(tools) == 0 || tc.Mode == chat.ToolNone {
 		return plan, nil
@@ -56,9 +64,9 @@ func PlanCalls(f *format.Family, kind backend.Kind, tools []chat.Tool, tc chat.T
 	hasGrammar := f != nil && f.Calls != nil
 	switch {
 	case hasGrammar && kind.TakesGrammar() && (forced || kind.TakesLazyGrammar()):
-		c, err := constraints.Constrain(f, tools, choice, reasoningOpen)
+		c, err := constraints.ConstrainContext(ctx, f, tools, choice, reasoningOpen)
 		if err != nil {
-			return plan, &requestError{msg: fmt.Sprintf("the tools cannot be turned into a call grammar: %v", err), param: "tools"}
+			return plan, toolsError(ctx, "call grammar", err)
 		}
 		creq.Grammar, creq.GrammarLazy, creq.PreservedTokens = c.Grammar, c.Lazy, c.Triggers
 		how := fmt.Sprintf("the output is constrained by the %s call grammar from its first byte", f.ID)
@@ -74,9 +82,9 @@ func PlanCalls(f *format.Family, kind backend.Kind, tools []chat.Tool, tc chat.T
 		}
 		return plan, nil
 	case hasGrammar && !forced && kind.TakesStructuralTag() && f.Calls.Tag != nil:
-		c, err := constraints.Constrain(f, tools, choice, reasoningOpen)
+		c, err := constraints.ConstrainContext(ctx, f, tools, choice, reasoningOpen)
 		if err != nil {
-			return plan, &requestError{msg: fmt.Sprintf("the tools cannot be turned into a call constraint: %v", err), param: "tools"}
+			return plan, toolsError(ctx, "call constraint", err)
 		}
 		var tag bytes.Buffer
 		enc := json.NewEncoder(&tag)
@@ -97,6 +105,17 @@ func PlanCalls(f *format.Family, kind backend.Kind, tools []chat.Tool, tc chat.T
 		return plan, nil
 	}
 	return forcedBySchema(f, kind, tools, tc, creq)
+}
+
+// toolsError is a constraint that could not be built: the client's leaving
+// (its context's error, as it is), or tools that cannot be constrained — too
+// large or deep for the grammar's bounds (grammar.ErrLimit) among them —, a
+// 400 naming the tools.
+func toolsError(ctx context.Context, what string, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return &requestError{msg: fmt.Sprintf("the tools cannot be turned into a %s: %v", what, err), param: "tools"}
 }
 
 // structuralTag is the structural tag vLLM and xgrammar take.

@@ -1,7 +1,10 @@
 package gateway
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -127,5 +130,31 @@ func TestForcedCallClosesReasoning(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Tools past the grammar's bounds (here an enum of 20,000 values, beyond
+// grammar's 10,000) are a 400 naming the tools and the limit, not minutes of
+// CPU; a build the client left is the client's leaving, not a 400.
+func TestToolsPastGrammarBounds(t *testing.T) {
+	values := make([]string, 20000)
+	for i := range values {
+		values[i] = fmt.Sprintf("%q", fmt.Sprintf("city-%d", i))
+	}
+	tools := `[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"enum":[` + strings.Join(values, ",") + `]}}}}}]`
+	rt := qwenRuntime(backend.Chunk{Text: "x"}, backend.Chunk{FinishReason: chat.FinishStop})
+	rt.kind = backend.LlamaServer
+	ts := newFakeGateway(t, Config{}, rt)
+	body := `{"model":"qwen","messages":[{"role":"user","content":"hi"}],"tool_choice":"required","tools":` + tools + `}`
+	resp := post(t, ts.URL+"/v1/chat/completions", body)
+	v := decodeBody(t, resp)
+	msg, _ := path(v, "error", "message").(string)
+	if resp.StatusCode != 400 || path(v, "error", "param") != "tools" || !strings.Contains(msg, "10000") {
+		t.Errorf("status %d, %v", resp.StatusCode, v)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := toolsError(ctx, "call grammar", errors.New("stopped")); !errors.Is(err, context.Canceled) {
+		t.Errorf("a build the client left: %v", err)
 	}
 }

@@ -253,7 +253,7 @@ func (x *exchange) startOwn(ctx context.Context) (backend.Stream, error) {
 		if reasoningOpen && x.closeReasoningForCall(&creq) {
 			reasoningOpen = false
 		}
-		if err := x.constrainCalls(tools, reasoningOpen, &creq); err != nil {
+		if err := x.constrainCalls(ctx, tools, reasoningOpen, &creq); err != nil {
 			return nil, err
 		}
 	}
@@ -274,8 +274,8 @@ func (x *exchange) startOwn(ctx context.Context) (backend.Stream, error) {
 
 // constrainCalls constrains this request's calls on its runtime (PlanCalls)
 // and records how in the trace.
-func (x *exchange) constrainCalls(tools []chat.Tool, reasoningOpen bool, creq *backend.CompleteRequest) error {
-	plan, err := PlanCalls(x.rt.state.family, x.rt.up.be.Kind(), tools, x.req.ToolChoice, x.req.ParallelToolCalls, reasoningOpen, creq)
+func (x *exchange) constrainCalls(ctx context.Context, tools []chat.Tool, reasoningOpen bool, creq *backend.CompleteRequest) error {
+	plan, err := PlanCallsContext(ctx, x.rt.state.family, x.rt.up.be.Kind(), tools, x.req.ToolChoice, x.req.ParallelToolCalls, reasoningOpen, creq)
 	for _, d := range plan.Decisions {
 		x.rec.Decide(d)
 	}
