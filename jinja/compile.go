@@ -1,5 +1,7 @@
 package jinja
 
+import "time"
+
 // The compiler turns the syntax tree into Go closures once, when the template
 // is compiled, so that a render runs no type switch over node kinds and looks
 // no name up by string: operators, filters and tests are chosen here, and each
@@ -91,13 +93,19 @@ type compiler struct {
 	// as_const does it (see compile_const.go).
 	constMode bool
 	// consts and renders keep, per node, its const-mode code and outcome
-	// and whether it needs the render (see asConst).
-	consts  map[expr]*constNode
-	renders map[expr]bool
+	// and whether it needs the render (see asConst); constDeadline bounds
+	// the time all evaluation ahead of time may take.
+	consts        map[expr]*constNode
+	renders       map[expr]bool
+	constDeadline time.Time
 	// work counts the nodes asConst looks at and evaluates, which grows
 	// with the template, not with the square of its longest chain (a test
 	// checks it).
 	work int
+	// nodes counts the statements and expressions compiled since the
+	// innermost loop or macro body began: what running that body once costs
+	// (see budget.go and countBody).
+	nodes int
 }
 
 // compileTemplate compiles a template body.
@@ -112,7 +120,7 @@ func compileCounting(body []stmt) (*Template, int) {
 	root := newScope(nil)
 	root.declareBody(body)
 	c := &compiler{sc: root, root: root, free: map[string]*freeVar{},
-		consts: map[expr]*constNode{}, renders: map[expr]bool{}}
+		consts: map[expr]*constNode{}, renders: map[expr]bool{}, constDeadline: time.Now().Add(DefaultLimits().Timeout)}
 	code := c.body(body)
 	return &Template{body: code, rootSlots: len(root.slots), rootMacros: c.rootMacros, freeNames: len(c.free)}, c.work
 }
@@ -218,7 +226,21 @@ func (c *compiler) body(stmts []stmt) execFn {
 	}
 }
 
+// countBody compiles a loop or macro body with compile, and returns the
+// work units one run of it costs: fixed and bodyNodeCost for each node it
+// runs, nested bodies included but for those of loops and macros, which
+// are charged when they run.
+func (c *compiler) countBody(fixed int, compile func()) int {
+	saved := c.nodes
+	c.nodes = 0
+	compile()
+	cost := fixed + c.nodes*bodyNodeCost
+	c.nodes = saved
+	return cost
+}
+
 func (c *compiler) stmt(s stmt) execFn {
+	c.nodes++
 	switch s := s.(type) {
 	case *dataStmt:
 		text := s.text
@@ -414,6 +436,7 @@ type forCode struct {
 	hasElse      bool
 	elseSlots    int
 	recursive    bool
+	cost         int // what an iteration costs (see countBody)
 }
 
 func (c *compiler) forStmt(s *forStmt) execFn {
@@ -429,8 +452,10 @@ func (c *compiler) forStmt(s *forStmt) execFn {
 	iter := c.sc
 	fc.loopSlot = iter.slots["loop"]
 	iter.loopSlot = fc.loopSlot
-	fc.target = c.assign(s.target)
-	fc.body = c.body(s.body)
+	fc.cost = c.countBody(iterCost, func() {
+		fc.target = c.assign(s.target)
+		fc.body = c.body(s.body)
+	})
 	c.close(fc.slots)
 	fc.reuse = !s.recursive && !keepsFrames(s.body) && !iter.loopEscapes
 	fc.elseSlots = c.open(s.else_)
@@ -585,6 +610,7 @@ type macroCode struct {
 	caller   int
 	body     execFn
 	reuse    bool // the call's frame may be reused (see renderer.child)
+	cost     int  // what a call costs (see countBody)
 }
 
 func (c *compiler) macro(d *macroDef) *macroCode {
@@ -604,10 +630,12 @@ func (c *compiler) macro(d *macroDef) *macroCode {
 		m.missing = append(m.missing, Undefined{Hint: "parameter " + repr(p) + " was not provided"})
 	}
 	m.varargs, m.kwargs, m.caller = c.sc.slots["varargs"], c.sc.slots["kwargs"], c.sc.slots["caller"]
-	for _, e := range d.defaults {
-		m.defaults = append(m.defaults, c.expr(e))
-	}
-	m.body = c.body(d.body)
+	m.cost = c.countBody(callCost, func() {
+		for _, e := range d.defaults {
+			m.defaults = append(m.defaults, c.expr(e))
+		}
+		m.body = c.body(d.body)
+	})
 	c.close(m.slots)
 	m.reuse = !keepsFrames(d.body)
 	return m

@@ -44,7 +44,7 @@ func (c *compiler) asConst(e expr) (v Value, ok bool) {
 			v, ok = nil, false // an engine bug: leave it to run time, which reports it
 		}
 	}()
-	r := &renderer{limits: DefaultLimits()}
+	r := &renderer{limits: DefaultLimits(), deadline: c.constDeadline, hasDeadline: true}
 	v, err := fn(r, &r.root)
 	return v, err == nil
 }

@@ -9,6 +9,7 @@ func (c *compiler) expr(e expr) evalFn {
 	if c.constMode {
 		return c.constCode(e, func() evalFn { return c.compileExpr(e) })
 	}
+	c.nodes++
 	if v, ok := c.fold(e); ok {
 		return func(*renderer, *frame) (Value, error) { return v, nil }
 	}
@@ -452,7 +453,10 @@ func (c *compiler) binary(e *binExpr) evalFn {
 			}
 		}
 		v, err := binary(op, a, b)
-		return v, withLine(err, line)
+		if err != nil {
+			return nil, withLine(err, line)
+		}
+		return v, r.charge(weight(v))
 	}
 }
 
@@ -522,8 +526,12 @@ func (s *sumCode) run(r *renderer, f *frame, out bool) (Value, error) {
 		}
 	}
 	if n > 0 {
-		if size := sumLen(parts[:n], 0); size < 0 {
+		size := sumLen(parts[:n], 0)
+		if size < 0 {
 			return nil, tooLong("a string", maxValueBytes+1)
+		}
+		if err := r.charge(size); err != nil {
+			return nil, err
 		}
 	}
 	switch {
@@ -578,8 +586,12 @@ func (cc *concatCode) run(r *renderer, f *frame, out bool) (Value, error) {
 		}
 		parts[i] = toStr(v)
 	}
-	if n := sumLen(parts[:len(cc.ops)], 0); n < 0 {
+	n := sumLen(parts[:len(cc.ops)], 0)
+	if n < 0 {
 		return nil, tooLong("a concatenation", maxValueBytes+1)
+	}
+	if err := r.charge(n); err != nil {
+		return nil, err
 	}
 	if out {
 		return nil, r.writeParts(parts[:len(cc.ops)])
@@ -635,7 +647,7 @@ func (c *compiler) compare(e *compareExpr) evalFn {
 			if err != nil {
 				return nil, withLine(err, line)
 			}
-			return ok, nil
+			return ok, r.chargeValues(a, b)
 		}
 	}
 	return func(r *renderer, f *frame) (Value, error) {
@@ -649,6 +661,9 @@ func (c *compiler) compare(e *compareExpr) evalFn {
 				return nil, err
 			}
 			ok, err := compareOp(op, left, right)
+			if err == nil {
+				err = r.chargeValues(left, right)
+			}
 			if err != nil {
 				return nil, withLine(err, line)
 			}
@@ -714,6 +729,9 @@ func (c *compiler) test(e *testExpr) evalFn {
 			return nil, withLine(err, line)
 		}
 		ok, err := fn(r, v, a)
+		if err == nil {
+			err = r.chargeCall(v, a, nil)
+		}
 		r.argStack = r.argStack[:base]
 		return ok, withLine(err, line)
 	}
@@ -729,6 +747,9 @@ func (c *compiler) directTest(node evalFn, fn func(*renderer, Value, Value) (boo
 				return nil, err
 			}
 			ok, err := fn(r, v, nil)
+			if err == nil {
+				err = r.charge(weight(v))
+			}
 			return ok, withLine(err, line)
 		}
 	}
@@ -743,6 +764,9 @@ func (c *compiler) directTest(node evalFn, fn func(*renderer, Value, Value) (boo
 			return nil, withLine(err, line)
 		}
 		ok, err := fn(r, v, x)
+		if err == nil {
+			err = r.chargeValues(v, x)
+		}
 		return ok, withLine(err, line)
 	}
 }
@@ -763,7 +787,13 @@ func (c *compiler) filterCall(e *filterExpr) filterCall {
 	}
 	args := c.args(e.args, e.kwNames, e.kwVals, nil, nil)
 	if args.none() {
-		return func(r *renderer, _ *frame, v Value) (Value, error) { return fn(r, v, nil, nil) }
+		return func(r *renderer, _ *frame, v Value) (Value, error) {
+			out, err := fn(r, v, nil, nil)
+			if err != nil {
+				return nil, err
+			}
+			return out, r.chargeCall(v, nil, out)
+		}
 	}
 	if keepsArgs[e.name] {
 		return func(r *renderer, f *frame, v Value) (Value, error) {
@@ -771,7 +801,11 @@ func (c *compiler) filterCall(e *filterExpr) filterCall {
 			if err != nil {
 				return nil, err
 			}
-			return fn(r, v, a, kw)
+			out, err := fn(r, v, a, kw)
+			if err != nil {
+				return nil, err
+			}
+			return out, r.chargeCall(v, a, out)
 		}
 	}
 	return func(r *renderer, f *frame, v Value) (Value, error) {
@@ -780,11 +814,15 @@ func (c *compiler) filterCall(e *filterExpr) filterCall {
 			return nil, err
 		}
 		kw, err := args.keywords(r, f)
+		var out Value
 		if err == nil {
-			v, err = fn(r, v, a, kw)
+			out, err = fn(r, v, a, kw)
+		}
+		if err == nil {
+			err = r.chargeCall(v, a, out)
 		}
 		r.argStack = r.argStack[:base]
-		return v, err
+		return out, err
 	}
 }
 
@@ -995,6 +1033,9 @@ func (a *argsCode) callStr(r *renderer, f *frame, m strImpl, recv strRecv) (Valu
 		return nil, err
 	}
 	v, err := m(recv, r, args, nil)
+	if err == nil {
+		err = r.chargeCall(recv.boxed, args, v)
+	}
 	r.argStack = r.argStack[:base]
 	return v, err
 }
@@ -1005,6 +1046,9 @@ func (a *argsCode) callDict(r *renderer, f *frame, m dictImpl, d *Dict) (Value, 
 		return nil, err
 	}
 	v, err := m(d, r, args, nil)
+	if err == nil {
+		err = r.chargeCall(d, args, v)
+	}
 	r.argStack = r.argStack[:base]
 	return v, err
 }

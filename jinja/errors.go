@@ -5,13 +5,21 @@ import "fmt"
 // Error is a failure while compiling or rendering a template. Kind names the
 // Python exception transformers would raise for the same template and input
 // (TemplateError, TemplateSyntaxError, UndefinedError, SecurityError, TypeError,
-// ValueError, ...), or LimitError when one of the sandbox limits stopped it.
+// ValueError, ...), LimitError when one of the sandbox limits stopped it, or
+// Canceled when the render's context ended (the error unwraps to the
+// context's).
 type Error struct {
 	Kind    string
 	Message string
 	// Line is the template line the error arose on; 0 when unknown.
 	Line int
+	// cause is the error behind this one (a render's context's, for Kind
+	// Canceled), for errors.Is and errors.As.
+	cause error
 }
+
+// Unwrap returns the error behind e, or nil.
+func (e *Error) Unwrap() error { return e.cause }
 
 func (e *Error) Error() string {
 	if e.Line > 0 {

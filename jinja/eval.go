@@ -3,7 +3,6 @@ package jinja
 import (
 	"strconv"
 	"strings"
-	"time"
 	"unsafe"
 )
 
@@ -110,7 +109,7 @@ func (r *renderer) write(s string) error {
 	}
 	r.out = append(r.out, s...)
 	r.pieces++
-	return nil
+	return r.charge(len(s))
 }
 
 // writeValue writes str(v). An int is formatted straight into the output.
@@ -139,53 +138,30 @@ func (r *renderer) writeParts(parts []string) error {
 		r.out = append(r.out, p...)
 	}
 	r.pieces++
-	return nil
+	return r.charge(n)
 }
 
-// tick counts one loop iteration against the limits.
-func (r *renderer) tick() error {
+// tick counts one loop iteration against the limits; cost is what running
+// its body costs (see budget.go).
+func (r *renderer) tick(cost int) error {
 	r.iterations++
 	if r.limits.MaxIterations > 0 && r.iterations > r.limits.MaxIterations {
 		return limitError("template loops exceed %d iterations", r.limits.MaxIterations)
 	}
-	if r.iterations&255 == 0 && r.pastDeadline() {
-		return limitError("template render exceeds %s", r.limits.Timeout)
-	}
-	return nil
+	return r.charge(cost)
 }
 
-// enter counts one macro call or recursive loop against the limits. The
-// clock is read on every 16th call only: reading it costs as much as a small
-// macro call.
-func (r *renderer) enter() error {
+// enter counts one macro call or recursive loop against the limits; cost
+// is what running its body costs.
+func (r *renderer) enter(cost int) error {
 	r.depth++
 	if r.limits.MaxDepth > 0 && r.depth > r.limits.MaxDepth {
 		return limitError("template recursion exceeds depth %d", r.limits.MaxDepth)
 	}
-	r.calls++
-	if r.calls&15 == 0 && r.pastDeadline() {
-		return limitError("template render exceeds %s", r.limits.Timeout)
-	}
-	return nil
+	return r.charge(cost)
 }
 
 func (r *renderer) leave() { r.depth-- }
-
-// pastDeadline reports whether the render has run longer than the timeout.
-// The clock starts at the first check, not at the start of the render: most
-// renders never get that far, and reading the clock costs as much as a small
-// render's loop (see Limits.Timeout).
-func (r *renderer) pastDeadline() bool {
-	if r.limits.Timeout <= 0 {
-		return false
-	}
-	now := time.Now()
-	if r.started.IsZero() {
-		r.started = now
-		return false
-	}
-	return now.Sub(r.started) > r.limits.Timeout
-}
 
 // capture runs body in f with its output set aside, and returns that output.
 // Captured text goes on the end of the output buffer and is cut off again,
@@ -292,9 +268,9 @@ func withLine(err error, line int) error {
 func (r *renderer) call(fn Value, args []Value, kw *Dict) (Value, error) {
 	switch f := fn.(type) {
 	case Func:
-		return f(r, args, kw)
+		return r.callFunc(f, args, kw)
 	case *boundMethod:
-		return f.fn(r, args, kw)
+		return r.callFunc(f.fn, args, kw)
 	case *Macro:
 		return r.callMacro(f, args, kw)
 	case *LoopInfo:
@@ -313,11 +289,20 @@ func (r *renderer) call(fn Value, args []Value, kw *Dict) (Value, error) {
 	return nil, typeError("'%s' object is not callable", typeName(fn))
 }
 
+// callFunc calls a built-in function or method, and charges the call.
+func (r *renderer) callFunc(f Func, args []Value, kw *Dict) (Value, error) {
+	out, err := f(r, args, kw)
+	if err != nil {
+		return nil, err
+	}
+	return out, r.chargeCall(nil, args, out)
+}
+
 // callMacro calls a macro as Jinja2's Macro.__call__ does: its parameters
 // bound in a new frame under the one it was defined in, it returns its output.
 // args is not kept (it may live on the renderer's argument stack).
 func (r *renderer) callMacro(m *Macro, args []Value, kw *Dict) (Value, error) {
-	if err := r.enter(); err != nil {
+	if err := r.enter(m.code.cost); err != nil {
 		return nil, err
 	}
 	defer r.leave()
@@ -339,7 +324,7 @@ func (r *renderer) callMacro(m *Macro, args []Value, kw *Dict) (Value, error) {
 // the caller then counts the text as written (see wrote), as writing the
 // string would.
 func (r *renderer) writeMacro(m *Macro, args []Value) (int, error) {
-	if err := r.enter(); err != nil {
+	if err := r.enter(m.code.cost); err != nil {
 		return 0, err
 	}
 	defer r.leave()
@@ -368,7 +353,7 @@ func (r *renderer) wrote(n int) error {
 		return limitError("template output exceeds %d bytes", r.limits.MaxOutputBytes)
 	}
 	r.pieces++
-	return nil
+	return r.charge(n)
 }
 
 // macroError is the error a macro call raises for an error of its body: a
@@ -503,7 +488,7 @@ func (r *renderer) runFor(fc *forCode, seq Value, f *frame, depth int) error {
 	iter.init(f, fc.slots)
 	if fc.recursive {
 		info.recurse = func(seq Value) (Value, error) {
-			if err := r.enter(); err != nil {
+			if err := r.enter(callCost); err != nil {
 				return nil, err
 			}
 			defer r.leave()
@@ -514,7 +499,7 @@ func (r *renderer) runFor(fc *forCode, seq Value, f *frame, depth int) error {
 	// reached the end of the body (each one ended in break or continue).
 	completed := false
 	for i, it := range items {
-		if err := r.tick(); err != nil {
+		if err := r.tick(fc.cost); err != nil {
 			return err
 		}
 		info.index = i

@@ -2003,6 +2003,10 @@ func filterSum(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) 
 		if total, err = pyAdd(total, x); err != nil {
 			return nil, err
 		}
+		// Each + of lists copies the sum so far: summing many is quadratic.
+		if err := r.charge(weight(total)); err != nil {
+			return nil, err
+		}
 	}
 	return total, nil
 }
@@ -2250,7 +2254,11 @@ func filterByName(r *renderer, name Value, v Value, args []Value, kwargs *Dict) 
 	if !ok {
 		return nil, noCallable("filter", name)
 	}
-	return f(r, v, args, kwargs)
+	out, err := f(r, v, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	return out, r.chargeCall(v, args, out) // map runs one per item
 }
 
 func filterSelect(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error) {

@@ -1,6 +1,7 @@
 package jinja
 
 import (
+	"context"
 	"time"
 )
 
@@ -8,9 +9,16 @@ import (
 // between goroutines; everything mutable lives here. Renderers are pooled
 // (template.go) and reset for each render.
 type renderer struct {
-	limits  Limits
-	now     func() time.Time
-	started time.Time // when the timeout's clock started (see pastDeadline)
+	limits Limits
+	now    func() time.Time
+
+	// The time limit and the context (see budget.go): the render looks at
+	// them when its budget of work units runs out.
+	deadline    time.Time
+	hasDeadline bool
+	ctx         context.Context
+	stop        <-chan struct{} // ctx.Done(), or nil
+	budget      int
 
 	vars     Context // the render context, under the root frame
 	root     frame
@@ -40,7 +48,6 @@ type renderer struct {
 	joinErr    *Error // the error joining the current capture will raise
 	iterations int    // loop iterations so far, for MaxIterations
 	depth      int    // macro calls and recursive loops in progress, for MaxDepth
-	calls      int    // macro calls and recursive loops so far, to pace clock reads
 }
 
 // fail is the error a use of u raises.
@@ -113,6 +120,12 @@ func (r *renderer) getAttr(obj Value, name string) (Value, error) {
 func (r *renderer) getItem(obj Value, key Value) (Value, error) {
 	if u, ok := obj.(Undefined); ok {
 		return nil, u.fail()
+	}
+	if s, ok := isString(obj); ok {
+		// A str is indexed by code points: finding one reads the string.
+		if err := r.charge(len(s)); err != nil {
+			return nil, err
+		}
 	}
 	if v, ok, err := r.item(obj, key); ok || err != nil {
 		return v, err
@@ -323,6 +336,9 @@ func sliceStr(s string, start, stop, step Value) (string, error) {
 // subscription, not to its forgiving getitem, so a value that cannot be sliced
 // raises instead of giving an Undefined.
 func (r *renderer) sliceItem(obj, start, stop, step Value) (Value, error) {
+	if err := r.charge(weight(obj)); err != nil {
+		return nil, err
+	}
 	switch o := obj.(type) {
 	case Undefined:
 		return nil, o.fail()

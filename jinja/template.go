@@ -1,6 +1,7 @@
 package jinja
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"time"
@@ -15,10 +16,10 @@ type Limits struct {
 	MaxIterations int
 	// MaxDepth caps nested macro calls and recursive loops.
 	MaxDepth int
-	// Timeout caps the wall time of one render. The clock is read every 256
-	// loop iterations and every 16 macro calls, from the first such check on:
-	// a render that loops or recurses less is bounded by the template and its
-	// data anyway.
+	// Timeout caps the wall time of one render, from its start. The clock is
+	// read as the render's work adds up (see budget.go), so a render stops
+	// shortly after its deadline whether it loops, recurses or builds large
+	// values in straight-line code.
 	Timeout time.Duration
 }
 
@@ -40,6 +41,10 @@ type Options struct {
 	Limits Limits
 	// Now pins the clock strftime_now reads; nil means time.Now.
 	Now func() time.Time
+	// Context, when not nil, stops the render when it is done: the render
+	// looks at it where it looks at its deadline, and returns an *Error of
+	// Kind Canceled that unwraps to Context.Err().
+	Context context.Context
 }
 
 // Template is a compiled template. It is immutable and safe for concurrent use.
@@ -115,7 +120,12 @@ func (t *Template) RenderContext(ctx Context, opts *Options) (_ string, err erro
 		r.release()
 	}()
 	r.reset(ctx, opts, t)
-	err = t.body(r, &r.root)
+	if r.stop != nil {
+		err = r.checkpoint() // a render asked for after its request ended
+	}
+	if err == nil {
+		err = t.body(r, &r.root)
+	}
 	if err == nil && r.joinErr != nil {
 		err = r.joinErr
 	}
@@ -135,7 +145,8 @@ const maxPooledOutput = 1 << 20
 
 // reset readies a pooled renderer for a render of ctx.
 func (r *renderer) reset(ctx Context, opts *Options, t *Template) {
-	r.limits, r.now, r.started = DefaultLimits(), time.Now, time.Time{}
+	r.limits, r.now = DefaultLimits(), time.Now
+	var cctx context.Context
 	if opts != nil {
 		if opts.Limits != (Limits{}) {
 			r.limits = opts.Limits
@@ -143,7 +154,9 @@ func (r *renderer) reset(ctx Context, opts *Options, t *Template) {
 		if opts.Now != nil {
 			r.now = opts.Now
 		}
+		cctx = opts.Context
 	}
+	r.startClock(cctx)
 	r.vars = ctx
 	if cap(r.rootBuf) < t.rootSlots {
 		r.rootBuf = make([]Value, t.rootSlots)
@@ -162,7 +175,7 @@ func (r *renderer) reset(ctx Context, opts *Options, t *Template) {
 	r.out = r.out[:0]
 	r.nsUsed = 0
 	r.resetText()
-	r.written, r.pieces, r.joinErr, r.iterations, r.depth, r.calls = 0, 0, nil, 0, 0, 0
+	r.written, r.pieces, r.joinErr, r.iterations, r.depth = 0, 0, nil, 0, 0
 }
 
 // release returns r to the pool. The context and options go; values left
@@ -172,6 +185,7 @@ func (r *renderer) reset(ctx Context, opts *Options, t *Template) {
 func (r *renderer) release() {
 	r.argStack = r.argStack[:0]
 	r.vars, r.now, r.root.parent, r.joinErr = nil, nil, nil, nil
+	r.ctx, r.stop = nil, nil
 	if cap(r.out) > maxPooledOutput {
 		r.out = nil
 	}

@@ -95,7 +95,11 @@ func testByName(r *renderer, name Value, v Value, args []Value, kwargs *Dict) (b
 	if err != nil {
 		return false, err
 	}
-	return def.fn(r, v, x)
+	ok, err = def.fn(r, v, x)
+	if err != nil {
+		return false, err
+	}
+	return ok, r.chargeValues(v, x) // select runs one per item
 }
 
 // bindBuiltin binds the one argument of a C builtin such as callable().
