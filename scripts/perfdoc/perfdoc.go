@@ -2,8 +2,8 @@
 // the description of the machine a run measured on, and rewriting one
 // section of the document in place. Each section is owned by one program
 // (## Render: scripts/perf.sh, ## Parse: scripts/perf-format.sh, ## Gateway:
-// scripts/perf-gateway.sh, ## Grammar: scripts/perf-grammar.sh); the others
-// are kept as they are.
+// scripts/perf-gateway.sh, ## Grammar: scripts/perf-grammar.sh, ## Fault
+// injection: scripts/fault-load.sh); the others are kept as they are.
 package perfdoc
 
 import (
