@@ -12,9 +12,12 @@ const (
 	maxValueBytes = 64 << 20
 	// maxValueItems bounds one list or tuple made by an operator.
 	maxValueItems = 1 << 22
-	// maxValueDepth bounds the nesting repr and tojson walk (Python stops
-	// at about 1000 with a RecursionError).
+	// maxValueDepth bounds the nesting repr, tojson, comparisons and tuple
+	// keys walk (Python stops at about 1000 with a RecursionError).
 	maxValueDepth = 1000
+	// maxCallDepth bounds nested macro calls and recursive loops whatever
+	// Limits.MaxDepth says: each takes some Go stack.
+	maxCallDepth = 10000
 )
 
 func tooLong(what string, n int) *Error {

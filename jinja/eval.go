@@ -155,8 +155,8 @@ func (r *renderer) tick(cost int) error {
 // is what running its body costs.
 func (r *renderer) enter(cost int) error {
 	r.depth++
-	if r.limits.MaxDepth > 0 && r.depth > r.limits.MaxDepth {
-		return limitError("template recursion exceeds depth %d", r.limits.MaxDepth)
+	if r.depth > r.maxDepth {
+		return limitError("template recursion exceeds depth %d", r.maxDepth)
 	}
 	return r.charge(cost)
 }

@@ -302,7 +302,7 @@ func sameString(a, b string) bool {
 // characters, as str.__iter__ does for the subclass.
 func iterValues(v Value) ([]Value, error) {
 	if m, ok := v.(Markup); ok {
-		return strChars(string(m)), nil
+		return strChars(string(m))
 	}
 	return iterate(v)
 }
@@ -1168,7 +1168,11 @@ func filterReplace(r *renderer, v Value, args []Value, kwargs *Dict) (Value, err
 			return nil, err
 		}
 	}
-	return pyReplace(toStr(v), toStr(a[1]), toStr(a[2]), count), nil
+	s, old, repl := toStr(v), toStr(a[1]), toStr(a[2])
+	if err := checkReplace(s, old, repl, count); err != nil {
+		return nil, err
+	}
+	return pyReplace(s, old, repl, count), nil
 }
 
 // pyReplace is str.replace; a negative count replaces all. An empty old
@@ -1227,6 +1231,9 @@ func filterIndent(r *renderer, v Value, args []Value, kwargs *Dict) (Value, erro
 		}
 	}
 	lines := splitLines(s+"\n", false)
+	if err := checkIndent(lines, truthy(a[3]), len(s), len(indention)); err != nil {
+		return nil, err
+	}
 	var out string
 	if truthy(a[3]) {
 		out = strings.Join(lines, "\n"+indention)
@@ -1249,6 +1256,25 @@ func filterIndent(r *renderer, v Value, args []Value, kwargs *Dict) (Value, erro
 		return Markup(out), nil
 	}
 	return out, nil
+}
+
+// checkIndent refuses an indent whose result would pass maxValueBytes: an
+// indention for each line indented (blank ones only with blank), and one
+// more for first.
+func checkIndent(lines []string, blank bool, size, width int) error {
+	if width == 0 {
+		return nil
+	}
+	n := 1
+	for _, l := range lines {
+		if blank || l != "" {
+			n++
+		}
+	}
+	if n > (maxValueBytes-size)/width {
+		return tooLong("an indented string", size+n*width)
+	}
+	return nil
 }
 
 // filterTruncate is do_truncate with Jinja2's default leeway of 5.
@@ -1580,7 +1606,10 @@ func filterLast(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error)
 // Markup characters.
 func reversedItems(v Value) ([]Value, error) {
 	if m, ok := v.(Markup); ok {
-		chars := strChars(string(m))
+		chars, err := strChars(string(m))
+		if err != nil {
+			return nil, err
+		}
 		for i, c := range chars {
 			chars[i] = Markup(c.(string))
 		}
@@ -1669,17 +1698,20 @@ func filterJoin(r *renderer, v Value, args []Value, kwargs *Dict) (Value, error)
 	if a[2] != nil {
 		get = r.attrGetter(a[2], nil, nil)
 	}
+	sep := toStr(a[1])
 	parts := make([]string, len(items))
+	size := 0
 	for i, it := range items {
 		x, err := get(it)
 		if err != nil {
 			return nil, err
 		}
 		parts[i] = toStr(x)
-	}
-	sep := toStr(a[1])
-	if sumLen(parts, len(sep)) < 0 {
-		return nil, tooLong("a join", maxValueBytes+1)
+		// Checked as the parts come: each may be a repr of up to
+		// maxValueBytes, and there may be maxValueItems of them.
+		if size += len(parts[i]) + len(sep); size > maxValueBytes+len(sep) {
+			return nil, tooLong("a join", size)
+		}
 	}
 	return strings.Join(parts, sep), nil
 }
@@ -2034,16 +2066,25 @@ func pyAdd(a, b Value) (Value, error) {
 	switch x := a.(type) {
 	case *List:
 		if y, ok := b.(*List); ok {
+			if n := len(x.Items) + len(y.Items); n > maxValueItems {
+				return nil, limitError("a list of %d items exceeds the limit of %d", n, maxValueItems)
+			}
 			return NewList(append(slices.Clone(x.Items), y.Items...)), nil
 		}
 		return nil, typeError("can only concatenate list (not \"%s\") to list", typeName(b))
 	case Tuple:
 		if y, ok := b.(Tuple); ok {
+			if n := len(x) + len(y); n > maxValueItems {
+				return nil, limitError("a tuple of %d items exceeds the limit of %d", n, maxValueItems)
+			}
 			return append(slices.Clone(x), y...), nil
 		}
 		return nil, typeError("can only concatenate tuple (not \"%s\") to tuple", typeName(b))
 	case string, Markup:
 		if y, ok := isString(b); ok {
+			if n := weight(x) + len(y); n > maxValueBytes {
+				return nil, tooLong("a string", n)
+			}
 			if m, isM := a.(Markup); isM {
 				return m + escapeValue(y), nil
 			}
@@ -2366,7 +2407,7 @@ func filterPprint(r *renderer, v Value, args []Value, kwargs *Dict) (Value, erro
 		return nil, err
 	}
 	var b strings.Builder
-	pformat(&b, v, 0, 0, 0)
+	pformat(&b, v, 0, 0, 0, new(int))
 	return b.String(), nil
 }
 
@@ -2956,8 +2997,20 @@ func (tw *textWrapper) handleLongWord(chunks, cur []string, curLen int) ([]strin
 // pformat writes pprint.pformat(v) (width 80, indent 1, dicts sorted): the
 // repr when it fits, otherwise dicts, lists and tuples one item per line and
 // long strings cut into several literals.
-func pformat(b *strings.Builder, v Value, indent, allowance, level int) {
+//
+// As pprint does, it takes the repr of each value it meets, so a deep
+// value's text is made once per level: work counts those bytes, which
+// may not pass maxPprintWork, and the output may not pass maxValueBytes
+// (the indentation of a deep value's items multiplies it). Past either it
+// panics with a reprLimit.
+func pformat(b *strings.Builder, v Value, indent, allowance, level int, work *int) {
+	if b.Len() > maxValueBytes {
+		panic(reprLimit{tooLong("pprint's output", b.Len())})
+	}
 	rep := safeRepr(v)
+	if *work += len(rep); *work > maxPprintWork {
+		panic(reprLimit{limitError("pprint: the reprs of the value's levels exceed %d bytes", maxPprintWork)})
+	}
 	if utf8.RuneCountInString(rep) <= 80-indent-allowance {
 		b.WriteString(rep)
 		return
@@ -2972,7 +3025,7 @@ func pformat(b *strings.Builder, v Value, indent, allowance, level int) {
 				last := i == len(keys)-1
 				kr := safeRepr(keys[i])
 				b.WriteString(kr + ": ")
-				pformat(b, vals[i], indent+utf8.RuneCountInString(kr)+2, map[bool]int{true: allowance + 1, false: 1}[last], level+1)
+				pformat(b, vals[i], indent+utf8.RuneCountInString(kr)+2, map[bool]int{true: allowance + 1, false: 1}[last], level+1, work)
 				if !last {
 					b.WriteString(",\n" + strings.Repeat(" ", indent))
 				}
@@ -2981,7 +3034,7 @@ func pformat(b *strings.Builder, v Value, indent, allowance, level int) {
 		b.WriteByte('}')
 	case *List:
 		b.WriteByte('[')
-		pformatItems(b, x.Items, indent, allowance+1, level+1)
+		pformatItems(b, x.Items, indent, allowance+1, level+1, work)
 		b.WriteByte(']')
 	case Tuple:
 		end := ")"
@@ -2989,7 +3042,7 @@ func pformat(b *strings.Builder, v Value, indent, allowance, level int) {
 			end = ",)"
 		}
 		b.WriteByte('(')
-		pformatItems(b, x, indent, allowance+len(end), level+1)
+		pformatItems(b, x, indent, allowance+len(end), level+1, work)
 		b.WriteString(end)
 	case string:
 		pformatStr(b, x, indent, allowance, level+1)
@@ -2998,7 +3051,10 @@ func pformat(b *strings.Builder, v Value, indent, allowance, level int) {
 	}
 }
 
-func pformatItems(b *strings.Builder, items []Value, indent, allowance, level int) {
+// maxPprintWork bounds the repr bytes one pprint makes (see pformat).
+const maxPprintWork = 4 * maxValueBytes
+
+func pformatItems(b *strings.Builder, items []Value, indent, allowance, level int, work *int) {
 	indent++
 	for i, it := range items {
 		if i > 0 {
@@ -3008,7 +3064,7 @@ func pformatItems(b *strings.Builder, items []Value, indent, allowance, level in
 		if i == len(items)-1 {
 			a = allowance
 		}
-		pformat(b, it, indent, a, level)
+		pformat(b, it, indent, a, level, work)
 	}
 }
 
@@ -3113,33 +3169,64 @@ func wordsAndSpaces(s string) []string {
 	return parts
 }
 
-// safeRepr is pprint's repr: dicts with sorted keys, at any depth.
+// safeRepr is pprint's repr: dicts with sorted keys, at any depth. It is
+// bounded as repr is: past maxValueDepth or maxValueBytes it panics with a
+// reprLimit.
 func safeRepr(v Value) string {
+	var b strings.Builder
+	(&reprState{b: &b}).writeSafe(v)
+	return b.String()
+}
+
+func (s *reprState) writeSafe(v Value) {
+	b := s.b
+	switch v.(type) {
+	case *Dict, *List, Tuple:
+		if s.depth++; s.depth > maxValueDepth {
+			panic(reprLimit{limitError("repr: the value nests deeper than %d", maxValueDepth)})
+		}
+		defer func() { s.depth-- }()
+		if b.Len() > maxValueBytes {
+			panic(reprLimit{tooLong("a repr", b.Len())})
+		}
+	default:
+		s.write(v)
+		return
+	}
 	switch x := v.(type) {
 	case *Dict:
 		keys, vals := sortedItems(x)
-		parts := make([]string, len(keys))
+		b.WriteByte('{')
 		for i := range keys {
-			parts[i] = safeRepr(keys[i]) + ": " + safeRepr(vals[i])
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			s.writeSafe(keys[i])
+			b.WriteString(": ")
+			s.writeSafe(vals[i])
 		}
-		return "{" + strings.Join(parts, ", ") + "}"
+		b.WriteByte('}')
 	case *List:
-		return "[" + joinReprs(x.Items) + "]"
+		b.WriteByte('[')
+		s.writeSafeItems(x.Items)
+		b.WriteByte(']')
 	case Tuple:
+		b.WriteByte('(')
+		s.writeSafeItems(x)
 		if len(x) == 1 {
-			return "(" + safeRepr(x[0]) + ",)"
+			b.WriteByte(',')
 		}
-		return "(" + joinReprs(x) + ")"
+		b.WriteByte(')')
 	}
-	return repr(v)
 }
 
-func joinReprs(items []Value) string {
-	parts := make([]string, len(items))
+func (s *reprState) writeSafeItems(items []Value) {
 	for i, it := range items {
-		parts[i] = safeRepr(it)
+		if i > 0 {
+			s.b.WriteString(", ")
+		}
+		s.writeSafe(it)
 	}
-	return strings.Join(parts, ", ")
 }
 
 // sortedItems orders a dict's items as pprint does: by key, and keys that

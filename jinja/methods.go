@@ -277,7 +277,7 @@ func methodIterate(v Value) ([]Value, error) {
 	case *dictView:
 		return x.items(), nil
 	case Markup:
-		return strChars(string(x)), nil
+		return strChars(string(x))
 	}
 	return iterate(v)
 }
@@ -1086,18 +1086,31 @@ func strReplace(c strRecv, _ *renderer, args []Value, kwargs *Dict) (Value, erro
 			return nil, err
 		}
 	}
-	if old == "" && repl != "" {
-		n := utf8.RuneCountInString(c.s) + 1
-		if count >= 0 && count < n {
-			n = count
-		}
-		if len(c.s)+n*len(repl) > methodLimit {
-			return nil, limitError("string replace too large")
-		}
-	} else if len(repl) > len(old) && strings.Count(c.s, old)*(len(repl)-len(old)) > methodLimit {
-		return nil, limitError("string replace too large")
+	if err := checkReplace(c.s, old, repl, count); err != nil {
+		return nil, err
 	}
 	return c.wrap(strings.Replace(c.s, old, repl, count)), nil
+}
+
+// checkReplace refuses s.replace(old, repl, count) when what it adds to s
+// would take it past methodLimit, before it is made.
+func checkReplace(s, old, repl string, count int) error {
+	n, unit := 0, len(repl)-len(old) // replacements, and what each adds
+	switch {
+	case old == "" && repl != "":
+		n = utf8.RuneCountInString(s) + 1
+	case unit > 0:
+		n = strings.Count(s, old)
+	default:
+		return nil
+	}
+	if count >= 0 {
+		n = min(n, count)
+	}
+	if n > 0 && (n > methodLimit/unit || len(s)+n*unit > methodLimit) {
+		return limitError("string replace too large")
+	}
+	return nil
 }
 
 func strExpandtabs(c strRecv, _ *renderer, args []Value, kwargs *Dict) (Value, error) {

@@ -8,6 +8,15 @@ import (
 
 // equal is Python's a == b.
 func equal(a, b Value) bool {
+	switch a.(type) {
+	case *List, Tuple, *Dict:
+		var st equality
+		return st.equal(a, b)
+	}
+	return equalScalar(a, b)
+}
+
+func equalScalar(a, b Value) bool {
 	switch a := a.(type) {
 	case nil:
 		return b == nil
@@ -19,24 +28,6 @@ func equal(a, b Value) bool {
 		s, _ := isString(a)
 		t, ok := isString(b)
 		return ok && s == t
-	case *List:
-		c, ok := b.(*List)
-		return ok && equalSeq(a.Items, c.Items)
-	case Tuple:
-		c, ok := b.(Tuple)
-		return ok && equalSeq(a, c)
-	case *Dict:
-		c, ok := b.(*Dict)
-		if !ok || a.Len() != c.Len() {
-			return false
-		}
-		for i, k := range a.keys {
-			w, ok := c.Get(k)
-			if !ok || !equal(a.vals[i], w) {
-				return false
-			}
-		}
-		return true
 	case Undefined:
 		_, ok := b.(Undefined)
 		return ok
@@ -49,16 +40,130 @@ func equal(a, b Value) bool {
 	return a == b
 }
 
-func equalSeq(a, b []Value) bool {
+// equality is one comparison of lists, tuples and dicts. Like CPython's, it
+// takes a container for equal to itself without looking inside (which is
+// also what keeps [x, x] == [x, x] cheap). It nests at most maxValueDepth
+// deep, Python's RecursionError, and past eqMemoAfter containers compared
+// it notes the pairs found equal: two separately built values that share
+// their parts (each level [p, p] of the one before) would otherwise take
+// time exponential in their depth. Past the bounds it panics with a
+// reprLimit, which the render turns into a LimitError.
+type equality struct {
+	depth, seen int
+	equalPairs  map[[2]any]bool
+}
+
+const eqMemoAfter = 1 << 10
+
+func (st *equality) equal(a, b Value) bool {
+	switch a.(type) {
+	case *List, Tuple, *Dict:
+	default:
+		return equalScalar(a, b)
+	}
+	if sameContainer(a, b) {
+		return true
+	}
+	if st.depth++; st.depth > maxValueDepth {
+		panic(reprLimit{limitError("comparison: the values nest deeper than %d", maxValueDepth)})
+	}
+	defer func() { st.depth-- }()
+	key, memo := st.pair(a, b)
+	if memo && st.equalPairs[key] {
+		return true
+	}
+	ok := st.equalContainers(a, b)
+	if ok && memo {
+		st.equalPairs[key] = true
+	}
+	return ok
+}
+
+// pair is the memo key of comparing a and b, once enough containers have
+// been compared to make noting them worth it.
+func (st *equality) pair(a, b Value) ([2]any, bool) {
+	if st.seen++; st.seen < eqMemoAfter {
+		return [2]any{}, false
+	}
+	if st.equalPairs == nil {
+		st.equalPairs = map[[2]any]bool{}
+	}
+	return [2]any{identity(a), identity(b)}, true
+}
+
+func (st *equality) equalContainers(a, b Value) bool {
+	switch a := a.(type) {
+	case *List:
+		c, ok := b.(*List)
+		return ok && st.equalSeq(a.Items, c.Items)
+	case Tuple:
+		c, ok := b.(Tuple)
+		return ok && st.equalSeq(a, c)
+	case *Dict:
+		c, ok := b.(*Dict)
+		if !ok || a.Len() != c.Len() {
+			return false
+		}
+		for i, k := range a.keys {
+			w, ok := c.Get(k)
+			if !ok || !st.equal(a.vals[i], w) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func (st *equality) equalSeq(a, b []Value) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if !equal(a[i], b[i]) {
+		if !st.equal(a[i], b[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+func equalSeq(a, b []Value) bool {
+	var st equality
+	return st.equalSeq(a, b)
+}
+
+// identity is what makes a list, tuple or dict the object it is: its
+// pointer, or a tuple's array and length.
+func identity(v Value) any {
+	switch x := v.(type) {
+	case Tuple:
+		if len(x) == 0 {
+			return tupleID{}
+		}
+		return tupleID{&x[0], len(x)}
+	}
+	return v
+}
+
+type tupleID struct {
+	first *Value
+	n     int
+}
+
+// sameContainer reports whether a and b are the same list, tuple or dict.
+func sameContainer(a, b Value) bool {
+	switch x := a.(type) {
+	case *List:
+		y, ok := b.(*List)
+		return ok && x == y
+	case *Dict:
+		y, ok := b.(*Dict)
+		return ok && x == y
+	case Tuple:
+		y, ok := b.(Tuple)
+		return ok && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
+	}
+	return false
 }
 
 // number returns v as a float64 when it is a bool, int or float.
@@ -166,10 +271,10 @@ func iterate(v Value) ([]Value, error) {
 	case *Dict:
 		return v.keys, nil
 	case string:
-		return strChars(v), nil
+		return strChars(v)
 	case Markup:
 		// Markup inherits str.__iter__: its characters are plain str.
-		return strChars(string(v)), nil
+		return strChars(string(v))
 	case *Generator:
 		if v.consumed {
 			return nil, nil
@@ -200,12 +305,18 @@ func iterate(v Value) ([]Value, error) {
 	return nil, typeError("'%s' object is not iterable", typeName(v))
 }
 
-func strChars(s string) []Value {
-	out := make([]Value, 0, utf8.RuneCountInString(s))
+// strChars is a str's characters, each a str. Python makes them one at a
+// time; here they are a list, bounded as any list an operation makes.
+func strChars(s string) ([]Value, error) {
+	n := utf8.RuneCountInString(s)
+	if n > maxValueItems {
+		return nil, limitError("the %d characters of a string exceed the limit of %d items", n, maxValueItems)
+	}
+	out := make([]Value, 0, n)
 	for _, r := range s {
 		out = append(out, string(r))
 	}
-	return out
+	return out, nil
 }
 
 // length is Python's len(v).
@@ -550,22 +661,29 @@ func repeat(a, b Value) (Value, error) {
 		if err := size(len(s.Items), maxValueItems, ""); err != nil {
 			return nil, err
 		}
-		out := make([]Value, 0, len(s.Items)*n)
-		for i := 0; i < n; i++ {
-			out = append(out, s.Items...)
-		}
-		return NewList(out), nil
+		return NewList(repeatItems(s.Items, n)), nil
 	case Tuple:
 		if err := size(len(s), maxValueItems, ""); err != nil {
 			return nil, err
 		}
-		out := make(Tuple, 0, len(s)*n)
-		for i := 0; i < n; i++ {
-			out = append(out, s...)
-		}
-		return out, nil
+		return Tuple(repeatItems(s, n)), nil
 	}
 	return nil, typeError("unsupported operand type(s) for *: '%s' and '%s'", typeName(a), typeName(b))
+}
+
+// repeatItems is items n times over, copied in doublings: [0] * 3000000
+// is a few copies, not three million.
+func repeatItems(items []Value, n int) []Value {
+	total := len(items) * n
+	out := make([]Value, 0, total)
+	if total == 0 {
+		return out
+	}
+	out = append(out, items...)
+	for len(out) < total {
+		out = append(out, out[:min(len(out), total-len(out))]...)
+	}
+	return out
 }
 
 // arith applies an operator to two numbers with Python's int/float rules.

@@ -48,6 +48,7 @@ type renderer struct {
 	joinErr    *Error // the error joining the current capture will raise
 	iterations int    // loop iterations so far, for MaxIterations
 	depth      int    // macro calls and recursive loops in progress, for MaxDepth
+	maxDepth   int    // MaxDepth, or maxCallDepth when that is lower or MaxDepth 0
 }
 
 // fail is the error a use of u raises.

@@ -14,7 +14,9 @@ type Limits struct {
 	MaxOutputBytes int
 	// MaxIterations caps loop iterations summed over the whole render.
 	MaxIterations int
-	// MaxDepth caps nested macro calls and recursive loops.
+	// MaxDepth caps nested macro calls and recursive loops. Zero (or more)
+	// means the engine's own ceiling of 10000, never unlimited: a Go program
+	// cannot recover from exhausting its stack.
 	MaxDepth int
 	// Timeout caps the wall time of one render, from its start. The clock is
 	// read as the render's work adds up (see budget.go), so a render stops
@@ -157,6 +159,10 @@ func (r *renderer) reset(ctx Context, opts *Options, t *Template) {
 		cctx = opts.Context
 	}
 	r.startClock(cctx)
+	r.maxDepth = maxCallDepth
+	if d := r.limits.MaxDepth; d > 0 && d < maxCallDepth {
+		r.maxDepth = d
+	}
 	r.vars = ctx
 	if cap(r.rootBuf) < t.rootSlots {
 		r.rootBuf = make([]Value, t.rootSlots)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Value is any value a template can hold. The dynamic types follow Python:
@@ -154,15 +155,11 @@ func hashKey(key Value) (any, error) {
 		}
 		return key, nil
 	case Tuple:
-		parts := make([]string, len(k))
-		for i, e := range k {
-			h, err := hashKey(e)
-			if err != nil {
-				return nil, err
-			}
-			parts[i] = fmt.Sprintf("%T:%v", h, h)
+		var b strings.Builder
+		if err := writeTupleKey(&b, k, 1); err != nil {
+			return nil, err
 		}
-		return hashTuple(strings.Join(parts, "\x00")), nil
+		return hashTuple(b.String()), nil
 	case Undefined:
 		// Every Undefined hashes and compares equal to every other.
 		return hashUndefined{}, nil
@@ -176,6 +173,56 @@ func hashKey(key Value) (any, error) {
 		return key, nil
 	}
 	return nil, typeError("unhashable type: '%s'", typeName(key))
+}
+
+// writeTupleKey writes the key of a tuple: its items' keys, each marked
+// with its kind (a string's also with its length, so that no two tuples
+// share a key), nested tuples in brackets. One pass, bounded as a repr is:
+// a tuple that holds itself at every level twice ((t, t), nested) has a key
+// exponential in its depth.
+func writeTupleKey(b *strings.Builder, t Tuple, depth int) error {
+	if depth > maxValueDepth {
+		return limitError("a tuple key nests deeper than %d", maxValueDepth)
+	}
+	b.WriteByte('(')
+	for _, e := range t {
+		if b.Len() > maxValueBytes {
+			return tooLong("a tuple key", b.Len())
+		}
+		if inner, ok := e.(Tuple); ok {
+			if err := writeTupleKey(b, inner, depth+1); err != nil {
+				return err
+			}
+			continue
+		}
+		h, err := hashKey(e)
+		if err != nil {
+			return err
+		}
+		writeItemKey(b, h)
+	}
+	b.WriteByte(')')
+	return nil
+}
+
+func writeItemKey(b *strings.Builder, h any) {
+	switch h := h.(type) {
+	case string:
+		fmt.Fprintf(b, "s%d:", len(h))
+		b.WriteString(h)
+	case int:
+		fmt.Fprintf(b, "i%d;", h)
+	case float64:
+		fmt.Fprintf(b, "f%x;", math.Float64bits(h))
+	case hashNone:
+		b.WriteString("N;")
+	case hashUndefined:
+		b.WriteString("U;")
+	case hashRange:
+		fmt.Fprintf(b, "r%d,%d,%d;", h.start, h.n, h.step)
+	default:
+		fmt.Fprintf(b, "p%T%p;", h, h) // an object that hashes by identity
+	}
 }
 
 type hashNone struct{}
@@ -572,28 +619,44 @@ func writeStrRepr(b *strings.Builder, s string) {
 		quote = '"'
 	}
 	b.WriteByte(quote)
-	for _, r := range s {
-		switch {
-		case r == rune(quote) || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case isPrintable(r):
-			b.WriteRune(r)
-		case r < 0x100:
-			fmt.Fprintf(b, `\x%02x`, r)
-		case r < 0x10000:
-			fmt.Fprintf(b, `\u%04x`, r)
-		default:
-			fmt.Fprintf(b, `\U%08x`, r)
+	for i := 0; i < len(s); {
+		// Printable ASCII other than the quote and the backslash is written
+		// as it is: a run of it at once.
+		j := i
+		for j < len(s) && s[j] >= 0x20 && s[j] < 0x7f && s[j] != quote && s[j] != '\\' {
+			j++
 		}
+		b.WriteString(s[i:j])
+		if j == len(s) {
+			break
+		}
+		r, w := utf8.DecodeRuneInString(s[j:])
+		writeRuneRepr(b, r, quote)
+		i = j + w
 	}
 	b.WriteByte(quote)
+}
+
+func writeRuneRepr(b *strings.Builder, r rune, quote byte) {
+	switch {
+	case r == rune(quote) || r == '\\':
+		b.WriteByte('\\')
+		b.WriteRune(r)
+	case r == '\n':
+		b.WriteString(`\n`)
+	case r == '\r':
+		b.WriteString(`\r`)
+	case r == '\t':
+		b.WriteString(`\t`)
+	case isPrintable(r):
+		b.WriteRune(r)
+	case r < 0x100:
+		fmt.Fprintf(b, `\x%02x`, r)
+	case r < 0x10000:
+		fmt.Fprintf(b, `\u%04x`, r)
+	default:
+		fmt.Fprintf(b, `\U%08x`, r)
+	}
 }
 
 // formatFloat is Python's repr(float): the shortest text that reads back as the
