@@ -64,6 +64,12 @@ type ToolChoice struct {
 	Name string
 	// Single allows at most one call (parallel_tool_calls: false).
 	Single bool
+	// NoReasoning, for a forced call, leaves out the reasoning the grammar
+	// would otherwise allow before it (where the template lets the model
+	// open it): the call comes at once, for an output limit too small to
+	// hold reasoning and a call. A prompt that left reasoning open must be
+	// closed by the caller.
+	NoReasoning bool
 }
 
 // Constraint is what a runtime needs to constrain one request's calls.
@@ -175,7 +181,7 @@ func (f *Family) constrain(ctx context.Context, tools []chat.Tool, choice ToolCh
 		b.G.Rule("root", calls)
 	} else {
 		think := ""
-		if cs.ThinkClose != "" {
+		if cs.ThinkClose != "" && !choice.NoReasoning {
 			reasoning := seqOf(b.G.TextWithout(cs.ThinkClose), grammar.Literal(cs.ThinkClose), layout)
 			switch {
 			case reasoningOpen:

@@ -61,6 +61,9 @@ func PlanCallsContext(ctx context.Context, f *format.Family, kind backend.Kind, 
 	if tc.Mode == chat.ToolNamed {
 		choice.Name = tc.Name
 	}
+	// A forced call under a small output limit gets no room to reason
+	// first: reasoning could use the whole limit (forcedReasoningMin).
+	choice.NoReasoning = forced && creq.MaxTokens > 0 && creq.MaxTokens < forcedReasoningMin
 	hasGrammar := f != nil && f.Calls != nil
 	switch {
 	case hasGrammar && kind.TakesGrammar() && (forced || kind.TakesLazyGrammar()):

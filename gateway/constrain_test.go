@@ -131,6 +131,26 @@ func TestForcedCallClosesReasoning(t *testing.T) {
 			}
 		})
 	}
+	// Where the template lets the model open reasoning itself (Qwen3's), a
+	// forced call under a small limit gets a grammar without that room.
+	for _, c := range []struct {
+		maxTokens  string
+		reasonFits bool
+	}{{"200", false}, {"4000", true}} {
+		t.Run("template-opened reasoning, max_tokens "+c.maxTokens, func(t *testing.T) {
+			rt := qwenRuntime(backend.Chunk{Text: call}, backend.Chunk{FinishReason: chat.FinishStop})
+			rt.kind = backend.LlamaServer
+			ts := newFakeGateway(t, Config{}, rt)
+			post(t, ts.URL+"/v1/chat/completions", chatBody(`"tool_choice":"required","max_tokens":`+c.maxTokens)).Body.Close()
+			g, err := grammar.Parse(rt.completes[0].Grammar)
+			if err != nil || !g.Match(call) {
+				t.Fatalf("the grammar refuses the call (%v)", err)
+			}
+			if fits := g.Match("<think>\nhmm\n</think>\n\n" + call); fits != c.reasonFits {
+				t.Errorf("reasoning before the call admitted: %v, want %v", fits, c.reasonFits)
+			}
+		})
+	}
 }
 
 // Tools past the grammar's bounds (here an enum of 20,000 values, beyond
