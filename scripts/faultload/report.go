@@ -156,7 +156,7 @@ func report(r *results) string {
 	w("`-modes own` for one mode, `-rev ''` to build the work tree instead of HEAD). A measurement, not a test: nothing in it is timed against a goal; it counts.\n\n")
 	w("The gateway is the real binary (`CGO_ENABLED=0 go build ./cmd/dragoman`, %s, commit %s) started as ", size(uint64(r.binSize)), r.commit)
 	w("`dragoman serve -config F -log-format off`, where F names one upstream of kind `ollama`, discovery off, and short limits: ")
-	w("`response_header_timeout` %s, `idle_timeout` %s, `max_answer_bytes` %s, `max_trace_bytes` %s. ", o.headerWait, o.idle, size(uint64(o.maxAnswer)), size(uint64(o.maxTrace)))
+	w("`response_header_timeout` %s, `idle_timeout` %s, `max_answer_bytes` %s, `max_trace_bytes` %s. ", secs(o.headerWait), secs(o.idle), size(uint64(o.maxAnswer)), size(uint64(o.maxTrace)))
 	w("One run per mode (%s), each on a process of its own: own mode (Dragoman renders the prompt, Ollama's `/api/generate` raw, Dragoman parses), ", strings.Join(names, ", "))
 	w("relay mode (Ollama's `/api/chat`, its answer repaired). ")
 	w("The upstream is a fake Ollama in the measuring process on 127.0.0.1 whose model's template comes from a temporary `OLLAMA_MODELS` store ")
@@ -169,8 +169,8 @@ func report(r *results) string {
 	w("send one request after another for %s, each drawn from the scenarios below (seed %d). ", secs(o.duration), o.seed)
 	w("The scenario travels in the user message (`[fault=NAME id=ID]`, which the gateway passes on in the prompt or the messages), so that the client knows what its request met ")
 	w("and the fake records, per request, whether the gateway cancelled it. ")
-	w("A request is *hung* when it has outlived the gateway's limits by a %s margin: no headers %s after it was sent (`response_header_timeout` + margin), ", fmtDur(o.margin), fmtDur(o.headerWait+o.margin))
-	w("nothing received for %s once they came (`idle_timeout` + margin) while the fake sent nothing either, or still going %s after it was sent; the client then leaves it. ", fmtDur(o.idle+o.margin), fmtDur(o.hardCap))
+	w("A request is *hung* when it has outlived the gateway's limits by a %s margin: no headers %s after it was sent (`response_header_timeout` + margin), ", secs(o.margin), secs(o.headerWait+o.margin))
+	w("nothing received for %s once they came (`idle_timeout` + margin) while the fake sent nothing either, or still going %s after it was sent; the client then leaves it. ", secs(o.idle+o.margin), secs(o.hardCap))
 	w("(A client may hear nothing while the runtime keeps sending: a call is passed on whole, so a runtime that floods inside one keeps the client waiting until `max_answer_bytes`. That is counted apart, as *silent*.) ")
 	w("A flood is bounded by bytes, not time: a client that receives more than `max_answer_bytes` of answer text counts it as malformed.\n\n")
 
@@ -201,20 +201,20 @@ func report(r *results) string {
 	}
 	w("\n")
 	row("Requests", func(t *tally) string {
-		return fmt.Sprintf("%d in %s", len(t.m.res), t.m.loadTime.Round(time.Millisecond))
+		return fmt.Sprintf("%d in %.1f s", len(t.m.res), t.m.loadTime.Seconds())
 	})
-	row("Outcome as the scenario wants", func(t *tally) string { return fmt.Sprintf("%d", len(t.asWanted)) })
+	row("Outcome as the scenario wants", func(t *tally) string { return fmt.Sprintf("%d of %d", len(t.asWanted), len(t.m.res)) })
 	row("**Hung**", func(t *tally) string { return bold(len(t.hung)) })
 	row("Errors (not complete, not left) well-formed", func(t *tally) string {
 		return fmt.Sprintf("%d of %d", len(t.wellFormed), len(t.errs))
 	})
 	row("**Malformed**", func(t *tally) string { return bold(len(t.malformed)) })
-	row(fmt.Sprintf("Silent for more than %s while the runtime kept sending (not hung)", fmtDur(o.idle+o.margin)), func(t *tally) string { return fmt.Sprint(len(t.silent)) })
+	row(fmt.Sprintf("Silent for more than %s while the runtime kept sending (not hung)", secs(o.idle+o.margin)), func(t *tally) string { return fmt.Sprint(len(t.silent)) })
 	row("Upstream requests cancelled, of those only a cancel ends", func(t *tally) string {
 		return fmt.Sprintf("%d of %d", t.cancelSeen, t.cancelWant)
 	})
-	row(fmt.Sprintf("**Upstream requests still running** %s after the load", fmtDur(o.settle)), func(t *tally) string { return bold(len(t.m.running)) })
-	row(fmt.Sprintf("Requests in flight (`/metrics`) %s after the load", fmtDur(o.settle)), func(t *tally) string { return fmt.Sprint(t.m.settled.inFlight) })
+	row(fmt.Sprintf("**Upstream requests still running** %s after the load", secs(o.settle)), func(t *tally) string { return bold(len(t.m.running)) })
+	row(fmt.Sprintf("Requests in flight (`/metrics`) %s after the load", secs(o.settle)), func(t *tally) string { return fmt.Sprint(t.m.settled.inFlight) })
 	row("Goroutines: the twin after its warm-up / after the load", func(t *tally) string {
 		if t.m.crashed != "" {
 			return "**crashed**"
@@ -277,6 +277,15 @@ func report(r *results) string {
 			w("| %s | %d | %s | %s | %.2f |\n", c.sc.name, c.requests, fmtDur(c.took.q(0.5)), fmtDur(per), c.cpu.Seconds()/c.wall.Seconds())
 		}
 		w("\n")
+		for _, c := range r.costs {
+			if c.sc.name != "flood-empty-chunks" || c.requests == 0 {
+				continue
+			}
+			per := c.cpu / time.Duration(c.requests)
+			w("A stream of lines that carry no text is bounded by `idle_timeout` alone (`max_answer_bytes` counts text and reasoning, and the idle timer is reset only by a line that carries some): ")
+			w("each such request kept about %.2f of a core busy decoding empty lines until the timeout (%s of CPU in %s); `idle_timeout` is 2 minutes by default.\n\n",
+				per.Seconds()/c.took.q(0.5).Seconds(), fmtDur(per), fmtDur(c.took.q(0.5)))
+		}
 	}
 
 	// Memory.
@@ -310,7 +319,7 @@ func report(r *results) string {
 	// Goroutines.
 	w("### Goroutines\n\n")
 	w("The binary has no endpoint that counts its goroutines, so at the end it is sent SIGQUIT and its dump (`GOTRACEBACK=all`: every goroutine but the runtime's own) is read: ")
-	w("%s after the load, once the clients' idle connections and then the fake's (those that carry no request, and those the gateway's transport dialled but never used) were closed, ", fmtDur(o.settle))
+	w("%s after the load, once the clients' idle connections and then the fake's (those that carry no request, and those the gateway's transport dialled but never used) were closed, ", secs(o.settle))
 	w("and in a twin process started the same way that served only the warm-up.\n\n")
 	for _, t := range ts {
 		m := t.m
@@ -390,8 +399,8 @@ func modeSection(w func(string, ...any), o options, t *tally) {
 	}
 	w("| All | %d | %d | %d |\n\n", countDialect(m.res, "openai"), countDialect(m.res, "anthropic"), len(m.res))
 	thr := float64(len(m.res)) / m.loadTime.Seconds()
-	w("%d requests in %s (%.0f a second; per second: min %d, max %d); the last ended %s after the clients stopped starting new ones. ",
-		len(m.res), m.loadTime.Round(time.Millisecond), thr, minOf(m.perSecond), maxOf(m.perSecond), fmtDur(m.drainTime))
+	w("%d requests in %.1f s (%.0f a second; per second: min %d, max %d); the last ended %s after the clients stopped starting new ones. ",
+		len(m.res), m.loadTime.Seconds(), thr, minOf(m.perSecond), maxOf(m.perSecond), fmtDur(m.drainTime))
 	w("CPU during the load: the gateway %.2f cores, the clients and the fake together %.2f. ",
 		(m.loaded.cpu-m.before.cpu).Seconds()/m.loadTime.Seconds(), m.selfCPU.Seconds()/m.loadTime.Seconds())
 	if len(t.noRetry) > 0 {
@@ -407,6 +416,7 @@ func modeSection(w func(string, ...any), o options, t *tally) {
 		w("The gateway's own count (`/metrics`, `dragoman_requests_total` by API and status, the two warm-up requests included): %s.", strings.Join(parts, ", "))
 	}
 	w("\n\n")
+	modeNotes(w, o, t)
 	if len(t.malformed) > 0 || len(t.hung) > 0 {
 		w("Malformed and hung requests, by what was wrong (the first of each kind):\n\n")
 		kinds := map[string][]*result{}
@@ -430,7 +440,7 @@ func modeSection(w func(string, ...any), o options, t *tally) {
 	}
 
 	w("The upstream's side, for the scenarios whose handler only a cancel ends: the upstream requests, how many the gateway cancelled ")
-	w("(the fake's request context done, or a write failing), how many still ran %s after the load, and how long after the event that should end it ", fmtDur(o.settle))
+	w("(the fake's request context done, or a write failing), how many still ran %s after the load, and how long after the event that should end it ", secs(o.settle))
 	w("(the client leaving, the request's arrival at the fake, or its last line) the cancel came.\n\n")
 	w("| Scenario | Upstream requests | Cancelled | Still running | Cancelled after (p50 / max) | Measured from |\n|---|---:|---:|---:|---:|---|\n")
 	for _, sc := range scenarios {
@@ -496,6 +506,54 @@ func modeSection(w func(string, ...any), o options, t *tally) {
 			w("- %s `%s`, running for %s, %d bytes written%s\n", u.fault, u.id, fmtDur(time.Since(u.start)), u.written.Load(), cl)
 		}
 		w("\n")
+	}
+}
+
+// modeNotes says what the figures of a mode show beyond the tables: why
+// requests got another outcome than their scenario's, and what the limits
+// made of the long lines.
+func modeNotes(out func(string, ...any), o options, t *tally) {
+	var b strings.Builder
+	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	defer func() { out("%s\n\n", strings.TrimSpace(b.String())) }()
+	m := t.m
+	var arrive dist
+	for _, x := range m.res {
+		if us := t.upByID[x.id]; len(us) > 0 {
+			arrive = append(arrive, us[0].start.Sub(x.start))
+		}
+	}
+	others, late := 0, 0
+	for _, x := range m.res {
+		if oc := outcomeOf(x); oc != x.sc.want {
+			others++
+			if oc == "status 504" && x.sc.want != "status 504" {
+				late++
+			}
+		}
+	}
+	w("The gateway passed a request on to the fake %s after the client sent it at the median, %s at p90, %s at most (decoding, routing, rendering and waiting for a share of the CPU). ",
+		fmtDur(arrive.q(0.5)), fmtDur(arrive.q(0.9)), fmtDur(arrive.max()))
+	if others > 0 {
+		w("Of the %d requests that got another outcome than their scenario's, %d are 504s: `response_header_timeout` (%s) covers the gateway's own work before the runtime's headers too, ", others, late, secs(o.headerWait))
+		w("and on a machine where the gateway had %.2f cores (the load average above) that work took longer than the limit; ", (m.loaded.cpu-m.before.cpu).Seconds()/m.loadTime.Seconds())
+		w("`close-before-headers` is the most affected, as its request is sent twice within the limit. ")
+	}
+	long, idle := 0, 0
+	for _, name := range []string{"long-line-then-eof", "chunk-of-6-mb", "endless-line"} {
+		for _, x := range t.byScenario[name] {
+			if outcomeOf(x) != outEvent {
+				continue
+			}
+			long++
+			if strings.Contains(x.msg, "idle_timeout") {
+				idle++
+			}
+		}
+	}
+	if idle > 0 {
+		w("%d of the %d multi-MB lines that ended in an error event ended on `idle_timeout` (\"the runtime sent nothing\") while the fake was still sending the line or had sent it whole: ", idle, long)
+		w("the idle limit is measured between whole lines, and reading one of several MB took the gateway longer than %s here. ", secs(o.idle))
 	}
 }
 
