@@ -138,7 +138,7 @@ func (r *renderer) writeParts(parts []string) error {
 		r.out = append(r.out, p...)
 	}
 	r.pieces++
-	return r.charge(n)
+	return nil // the concatenation paid for its parts (concatCode, sumCode)
 }
 
 // tick counts one loop iteration against the limits; cost is what running

@@ -14,21 +14,27 @@ import (
 // clock reads of loops and calls alone, which is all the engine had.
 func TestTimeoutFromTheFirstInstruction(t *testing.T) {
 	for _, src := range []string{
-		`{{ big }}`,                                 // output
-		`{% set s = x * 100000 %}`,                  // an operator's result
-		`{% set s = x|center(100000) %}`,            // a filter's
-		`{% set s = x.center(100000) %}`,            // a method's
-		`{% set s = big.upper %}{% set s = s() %}`,  // a built-in function's
-		`{% set s = [big]|map('upper')|list %}`,     // a filter run by name
-		`{% set s = [big]|select('string')|list %}`, // a test run by name
-		`{% if big is string %}{% endif %}`,         // a test's value
-		`{% set b = big == big2 %}`,                 // a comparison
-		`{% set s = x ~ big %}`,                     // a concatenation
-		`{% set s = x + big %}`,                     // a sum
-		`{% set c = big[99999] %}`,                  // a subscript of a str
-		`{% set s = big[1:] %}`,                     // a slice
-		`{% set s = [[0] * 20000, [0] * 20000]|sum(start=[]) %}`,
-		`{% for i in range(300) %}{% endfor %}`, // loop iterations
+		`{{ big }}`,                                  // output
+		`{{ big|tojson }}`,                           // output written in place
+		`{% set s = x * 100000 %}`,                   // an operator's result
+		`{% set s = x|center(100000) %}`,             // a filter's
+		`{% set s = big|upper %}`,                    // one's without arguments
+		`{% set s = biglist|select %}`,               // one's that keeps its arguments
+		`{% set s = x.center(100000) %}`,             // a method's
+		`{% set s = bigdict.get('a') %}`,             // a dict method's
+		`{% set s = big.upper %}{% set s = s() %}`,   // a built-in function's
+		`{% set s = [big]|map('upper')|list %}`,      // a filter run by name
+		`{% set s = [big]|select('string')|list %}`,  // a test run by name
+		`{% if big is string %}{% endif %}`,          // a test's value
+		`{% if big is sameas big2 %}{% endif %}`,     // one's with an argument
+		`{% set b = big == big2 %}`,                  // a comparison
+		`{% set b = big == big2 == big %}`,           // a chain of them
+		`{% set s = x ~ big %}`,                      // a concatenation
+		`{% set s = x + big %}`,                      // a sum
+		`{% set c = big[99999] %}`,                   // a subscript of a str
+		`{% set s = big[1:] %}`,                      // a slice
+		`{% set s = ([[0]] * 3000)|sum(start=[]) %}`, // each + of a sum
+		`{% for i in range(300) %}{% endfor %}`,      // loop iterations
 		`{% macro m() %}{% endmacro %}{% for i in range(20) %}{{ m() }}{% endfor %}`,         // macro calls
 		`{% for i in range(3) %}` + strings.Repeat(`{% set a = 1 %}`, 1000) + `{% endfor %}`, // a long body
 	} {
