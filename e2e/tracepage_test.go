@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -94,6 +95,29 @@ func TestTracePageInBrowser(t *testing.T) {
 		t.Fatalf("no screenshot at %s (%v)", shot, err)
 	}
 	t.Logf("screenshot of the trace page: %s", shot)
+
+	// An error trace: a request the gateway refuses (tool_choice naming a
+	// tool it does not offer) has a page too, with its status and error.
+	body := `{"model":"` + srv.ToolCall + `","messages":[{"role":"user","content":"hi"}],"tool_choice":{"type":"function","function":{"name":"nope"}},` +
+		`"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object"}}}]}`
+	bad, err := http.Post(base+"/v1/chat/completions", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad.Body.Close()
+	if bad.StatusCode != 400 {
+		t.Fatalf("the refused request: status %d", bad.StatusCode)
+	}
+	errPage := base + "/dragoman/requests/" + bad.Header.Get("X-Dragoman-Request-Id")
+	dom = headless(t, bin, errPage, "--dump-dom")
+	for _, want := range []string{`id="error"`, "400", "nope", "the request failed before rendering"} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the error trace's DOM lacks %q", want)
+		}
+	}
+	errShot := filepath.Join(dir, "dragoman-trace-error.png")
+	headless(t, bin, errPage, "--screenshot="+errShot, "--window-size=1400,1000", "--hide-scrollbars")
+	t.Logf("screenshot of an error trace: %s", errShot)
 }
 
 // The trace pages of a gateway with a client key, in a real browser driven

@@ -279,7 +279,7 @@ var tracePages = template.Must(template.New("").Funcs(template.FuncMap{
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
 h1{font-size:1.3em}h2{font-size:1.05em;margin:1.2em 0 .4em}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}
-pre{background:#f6f6f6;border:1px solid #ddd;padding:.6em;white-space:pre-wrap;word-break:break-all;max-height:40em;overflow:auto}
+pre{background:#f6f6f6;border:1px solid #ddd;padding:.6em;white-space:pre-wrap;overflow-wrap:anywhere;max-height:40em;overflow:auto}
 .fields{display:grid;grid-template-columns:repeat(3,1fr);gap:1em}.fields>section{min-width:0}
 .err{color:#a00}.muted{color:#777}h2.inline{display:inline-block}summary{cursor:pointer}
 #status{font-size:1.1em;font-weight:600}#status.ok{color:#176f2c}#status.failed{color:#a00}
