@@ -89,7 +89,8 @@ func anthropicBody(sc *scenario, id string) []byte {
 // loadClient sends one request after another, each a drawn scenario.
 type loadClient struct {
 	http    *http.Client
-	gw      string // the gateway's address
+	small   *http.Client // for the scenarios whose client pauses: a small receive buffer
+	gw      string       // the gateway's address
 	dialect string
 	// A request is hung when it has no headers headerLimit after it was
 	// sent, receives nothing for idleLimit once they came, or is still
@@ -180,7 +181,11 @@ func (c *loadClient) do(sc *scenario, id string) *result {
 			c.gatewayTrace(res)
 		}
 	}()
-	resp, err := c.http.Do(req)
+	hc := c.http
+	if sc.pause > 0 && c.small != nil {
+		hc = c.small
+	}
+	resp, err := hc.Do(req)
 	if err != nil {
 		c.interrupted(ctx, res, "no answer: %v", err)
 		return res
@@ -198,7 +203,7 @@ func (c *loadClient) do(sc *scenario, id string) *result {
 		res.malformed("200 with Content-Type %q, not an event stream", ct)
 		return res
 	}
-	r := &sseReader{r: bufio.NewReaderSize(resp.Body, 16<<10), w: wt}
+	r := &sseReader{r: bufio.NewReaderSize(resp.Body, 16<<10), w: wt, pauseAt: sc.pauseAfter, pause: sc.pause}
 	if c.dialect == "anthropic" {
 		c.anthropicStream(ctx, res, r)
 	} else {
@@ -318,9 +323,11 @@ func (c *loadClient) errorBody(ctx context.Context, res *result, resp *http.Resp
 // sseReader reads an event stream's events: the event name, if any, and
 // the data.
 type sseReader struct {
-	r *bufio.Reader
-	n int64
-	w *watch
+	r       *bufio.Reader
+	n       int64
+	w       *watch
+	pauseAt int64 // stop reading once n passes it (0: never)
+	pause   time.Duration
 }
 
 // next returns the next event. io.EOF is a clean end between events.
@@ -359,6 +366,11 @@ func (s *sseReader) line() ([]byte, error) {
 		s.n += int64(len(frag))
 		if len(frag) > 0 {
 			s.w.progress()
+		}
+		if s.pauseAt > 0 && s.n >= s.pauseAt {
+			s.pauseAt = 0
+			time.Sleep(s.pause)
+			s.w.last.Store(time.Now().UnixNano()) // the client's own pause is no silence
 		}
 		line = append(line, frag...)
 		if len(line) > maxEventLine {

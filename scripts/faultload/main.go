@@ -45,6 +45,7 @@
 package main
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -52,12 +53,14 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/dragoman-dev/dragoman/scripts/perfdoc"
@@ -181,9 +184,21 @@ func writeConfig(path, upstream, mode string, o options) error {
 }
 
 func (o options) client(hc *http.Client, gw, dialect string, fake *fakeUpstream) *loadClient {
-	return &loadClient{http: hc, gw: gw, dialect: dialect, headerLimit: o.headerWait + o.margin, idleLimit: o.idle + o.margin,
+	return &loadClient{http: hc, small: smallBufClient, gw: gw, dialect: dialect, headerLimit: o.headerWait + o.margin, idleLimit: o.idle + o.margin,
 		hardCap: o.hardCap, maxAnswer: o.maxAnswer, upstream: fake.addr, port: fake.port, upstreamProgress: fake.progress}
 }
+
+// smallBufClient's connections have a 64 KiB receive buffer, set before
+// connecting (which turns the kernel's autotuning off for them): a client
+// that stops reading then soon blocks the gateway's writes.
+var smallBufClient = &http.Client{Transport: &http.Transport{
+	DialContext: (&net.Dialer{Control: func(network, address string, c syscall.RawConn) error {
+		var serr error
+		err := c.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 64<<10) })
+		return cmp.Or(err, serr)
+	}}).DialContext,
+	MaxIdleConnsPerHost: 64, IdleConnTimeout: 90 * time.Second, DisableCompression: true,
+}}
 
 func newHTTPClient(conns int) *http.Client {
 	return &http.Client{Transport: &http.Transport{
@@ -535,6 +550,7 @@ func runLoad(o options, r *modeRun, g *gateway, fake *fakeUpstream, mc *http.Cli
 	close(stop)
 	<-sampled
 	hc.CloseIdleConnections()
+	smallBufClient.CloseIdleConnections()
 	r.peakBig = fake.bigPeak.Load()
 }
 

@@ -535,9 +535,30 @@ func modeNotes(out func(string, ...any), o options, t *tally) {
 	w("The gateway passed a request on to the fake %s after the client sent it at the median, %s at p90, %s at most (decoding, routing, rendering and waiting for a share of the CPU). ",
 		fmtDur(arrive.q(0.5)), fmtDur(arrive.q(0.9)), fmtDur(arrive.max()))
 	if others > 0 {
-		w("Of the %d requests that got another outcome than their scenario's, %d are 504s: `response_header_timeout` (%s) covers the gateway's own work before the runtime's headers too, ", others, late, secs(o.headerWait))
+		w("%d requests got another outcome than their scenario's. ", others)
+	}
+	if late > 0 {
+		w("%d of them are 504s: `response_header_timeout` (%s) covers the gateway's own work before the runtime's headers too, ", late, secs(o.headerWait))
 		w("and on a machine where the gateway had %.2f cores (the load average above) that work took longer than the limit; ", (m.loaded.cpu-m.before.cpu).Seconds()/m.loadTime.Seconds())
 		w("`close-before-headers` is the most affected, as its request is sent twice within the limit. ")
+	}
+	if others > late {
+		var rest []string
+		for _, sc := range scenarios {
+			n, ocs, msgs := 0, map[string]int{}, map[string]int{}
+			for _, x := range t.byScenario[sc.name] {
+				if oc := outcomeOf(x); oc != sc.want && oc != "status 504" {
+					n++
+					ocs[oc]++
+					msgs[normalise(cmp.Or(x.msg, x.bad, x.hungWhy))]++
+				}
+			}
+			if n > 0 {
+				m, k := mostCommon(msgs)
+				rest = append(rest, fmt.Sprintf("%s, %s instead of %s (%d of them %s)", sc.name, countList(ocs), sc.want, k, cell(m)))
+			}
+		}
+		w("Besides 504s: %s. ", strings.Join(rest, "; "))
 	}
 	long, idle := 0, 0
 	for _, name := range []string{"long-line-then-eof", "chunk-of-6-mb", "endless-line"} {

@@ -20,6 +20,11 @@ type scenario struct {
 	// leave, when set, is how long after sending its request the client
 	// gives up and closes the connection.
 	leave time.Duration
+	// pause, when set, is how long the client stops reading once pauseAfter
+	// bytes of the stream have come (on a connection whose receive buffer is
+	// small, so that the gateway's writes to it block).
+	pause      time.Duration
+	pauseAfter int64
 	// want is the outcome a correct gateway gives (outcome* constants).
 	want string
 	// reason is a word the error message should hold (the cause named).
@@ -59,7 +64,7 @@ func trickle(f *fakeUpstream, s *sender, chat bool) error {
 }
 
 var scenarios = []*scenario{
-	{name: "normal", weight: 493, want: outComplete,
+	{name: "normal", weight: 488, want: outComplete,
 		what: "the whole answer at once (33 lines, each flushed)",
 		act: func(f *fakeUpstream, s *sender, lines [][]byte, chat bool, r *http.Request) error {
 			s.w.Header().Set("Content-Type", "application/x-ndjson")
@@ -87,6 +92,21 @@ var scenarios = []*scenario{
 				return err
 			}
 			return trickle(f, s, chat)
+		}},
+	{name: "client-pauses-reading", weight: 5, want: outComplete, pause: 5 * time.Second, pauseAfter: 64 << 10,
+		what: "3 lines, 3.5 MiB of text in 256-byte lines as fast as it can, then the rest of the answer; the client (a 64 KiB receive buffer) stops reading for 5 s after 64 KiB",
+		act: func(f *fakeUpstream, s *sender, lines [][]byte, chat bool, r *http.Request) error {
+			s.w.Header().Set("Content-Type", "application/x-ndjson")
+			if err := s.lines(lines[:3]); err != nil {
+				return err
+			}
+			for i := range (7 << 20) / 2 / 256 {
+				off := (i * 256) % (len(filler) - 256)
+				if err := s.write(f.textLine(chat, string(filler[off:off+256])), true); err != nil {
+					return err
+				}
+			}
+			return s.lines(lines[3:])
 		}},
 	{name: "stall-before-headers", weight: 40, want: "status 504", reason: "response_header_timeout", cancel: true,
 		what: "reads the request, then sends nothing, not even headers",
@@ -196,7 +216,7 @@ var scenarios = []*scenario{
 			return s.lines(lines[1:])
 		}},
 	{name: "long-line-then-eof", weight: 5, want: outEvent, reason: "ended before",
-		what: "1–10 lines, then 6 MB without a newline, then the end of the body",
+		what: "1–10 lines, then 6 MiB without a newline, then the end of the body",
 		act: func(f *fakeUpstream, s *sender, lines [][]byte, chat bool, r *http.Request) error {
 			s.w.Header().Set("Content-Type", "application/x-ndjson")
 			if err := s.lines(lines[:some()]); err != nil {
@@ -214,7 +234,7 @@ var scenarios = []*scenario{
 			return nil
 		}},
 	{name: "chunk-of-6-mb", weight: 5, want: outEvent, reason: "max_answer_bytes", cancel: true,
-		what: "1–10 lines, a valid line whose text is 6 MB (past max_answer_bytes), then a line every 100 ms without end",
+		what: "1–10 lines, a valid line whose text is 6 MiB (past max_answer_bytes), then a line every 100 ms without end",
 		act: func(f *fakeUpstream, s *sender, lines [][]byte, chat bool, r *http.Request) error {
 			s.w.Header().Set("Content-Type", "application/x-ndjson")
 			if err := s.lines(lines[:some()]); err != nil {
