@@ -5,9 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"text/tabwriter"
 
+	"github.com/dragoman-dev/dragoman/format"
 	"github.com/dragoman-dev/dragoman/ondisk"
+	"github.com/dragoman-dev/dragoman/template"
 )
 
 // runModels lists the GGUF models already on this machine, in the stores of
@@ -31,16 +34,23 @@ func runModels(args []string, e *env) int {
 		return 2
 	}
 	ms := ondisk.Find(localStores(e))
+	about := make([]modelFacts, len(ms))
+	for i, m := range ms {
+		about[i] = factsOf(m.Path)
+	}
 	if *asJSON {
 		type entry struct {
-			Name   string `json:"name"`
-			Source string `json:"source"`
-			Path   string `json:"path"`
-			Size   int64  `json:"size"`
+			Name    string `json:"name"`
+			Source  string `json:"source"`
+			Path    string `json:"path"`
+			Size    int64  `json:"size"`
+			Family  string `json:"family,omitempty"`
+			Context int    `json:"context_length,omitempty"`
+			Format  string `json:"tool_call_format,omitempty"`
 		}
 		out := make([]entry, len(ms))
 		for i, m := range ms {
-			out[i] = entry{m.Name, m.Source, m.Path, m.Size}
+			out[i] = entry{m.Name, m.Source, m.Path, m.Size, about[i].family, about[i].context, about[i].format}
 		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -55,12 +65,56 @@ func runModels(args []string, e *env) int {
 		return 0
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSOURCE\tSIZE\tPATH")
-	for _, m := range ms {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", m.Name, m.Source, humanSize(m.Size), m.Path)
+	fmt.Fprintln(tw, "NAME\tSOURCE\tSIZE\tFAMILY\tCONTEXT\tTOOL CALLS\tPATH")
+	for i, m := range ms {
+		a := about[i]
+		ctx := "?"
+		if a.context > 0 {
+			ctx = strconv.Itoa(a.context)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", m.Name, m.Source, humanSize(m.Size), or(a.family, "?"), ctx, or(a.format, "-"), m.Path)
 	}
 	tw.Flush()
 	return 0
+}
+
+// modelFacts is what a model's GGUF header says of it: its architecture, the
+// context it was trained for, and the tool-call format its chat template
+// writes (format.Detect), which says how Dragoman will parse its calls.
+type modelFacts struct {
+	family  string
+	context int
+	format  string
+}
+
+func factsOf(path string) modelFacts {
+	g, err := template.ReadGGUFFile(path)
+	if err != nil {
+		return modelFacts{}
+	}
+	var f modelFacts
+	f.family, _ = g.Values["general.architecture"].(string)
+	switch n := g.Values[f.family+".context_length"].(type) {
+	case uint32:
+		f.context = int(n)
+	case uint64:
+		f.context = int(n)
+	case int32:
+		f.context = int(n)
+	}
+	if tpl, ok := g.Values["tokenizer.chat_template"].(string); ok {
+		if fam, ok := format.Detect(tpl); ok {
+			f.format = fam.ID
+		}
+	}
+	return f
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 // localStores are the model stores as the tools find them, from the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dragoman-dev/dragoman/gateway"
 	"github.com/dragoman-dev/dragoman/internal/fixtures"
+	"github.com/dragoman-dev/dragoman/template"
 )
 
 // ollamaHome lays out a home folder whose Ollama store holds the tiny model
@@ -51,6 +52,17 @@ func TestModelsLists(t *testing.T) {
 	var got []map[string]any
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || len(got) != 1 || got[0]["name"] != "tiny:latest" || got[0]["path"] != blob {
 		t.Errorf("-json: %v, %v", got, err)
+	}
+	// What the GGUF says of it: its architecture and trained context as the
+	// header has them, and the tiny model's Qwen3 template writes
+	// Hermes-style <tool_call> calls.
+	g, err := template.ReadGGUFFile(blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arch := g.Values["general.architecture"].(string)
+	if len(got) == 1 && (got[0]["family"] != arch || got[0]["context_length"] != float64(g.Values[arch+".context_length"].(uint32)) || got[0]["tool_call_format"] != "hermes") {
+		t.Errorf("-json facts: %v (the header: %s, %v)", got[0], arch, g.Values[arch+".context_length"])
 	}
 	r = dragoman(t, "", isolated(t.TempDir()), "models")
 	if r.status != 0 || !strings.Contains(r.stderr, "no GGUF models found") {
