@@ -78,16 +78,19 @@ type contextParams struct {
 	ctxOther          uintptr
 }
 
-// batch is struct llama_batch (56 bytes).
+// batch is struct llama_batch (56 bytes). The engine's batches are made by
+// llama_batch_init, so their arrays are C memory: token, pos, n_seq_id and
+// logits hold one entry per token, seq_id one array of sequence ids per
+// token.
 type batch struct {
 	nTokens int32
 	_       int32
 	token   *llamaToken
-	embd    uintptr
-	pos     uintptr
-	nSeqID  uintptr
-	seqID   uintptr
-	logits  uintptr
+	embd    *float32
+	pos     *int32
+	nSeqID  *int32
+	seqID   **int32
+	logits  *int8
 }
 
 // tokenData is struct llama_token_data (12 bytes): one candidate.
@@ -121,9 +124,15 @@ var (
 	llamaModelNCtxTrain      func(m llamaModel) int32
 	llamaNCtx                func(c llamaContext) uint32
 	llamaNBatch              func(c llamaContext) uint32
+	llamaNCtxSeq             func(c llamaContext) uint32 // the context one sequence may use: n_ctx with a unified KV cache
+	llamaNSeqMax             func(c llamaContext) uint32
+	llamaModelIsRecurrent    func(m llamaModel) bool
+	llamaModelIsHybrid       func(m llamaModel) bool
+	llamaBatchInit           func(nTokens, embd, nSeqMax int32) batch // freed by batchFree
 	llamaGetMemory           func(c llamaContext) llamaMemory
 	llamaMemoryClear         func(m llamaMemory, data bool)
 	llamaMemorySeqRm         func(m llamaMemory, seq, p0, p1 int32) bool // [p0, p1) of sequence seq; p1 < 0: to the end; false if it cannot
+	llamaMemorySeqCp         func(m llamaMemory, src, dst, p0, p1 int32) // [p0, p1) of src also in dst (shared cells in a unified KV cache)
 	llamaMemorySeqPosMin     func(m llamaMemory, seq int32) int32        // -1 for an empty sequence
 	llamaMemorySeqPosMax     func(m llamaMemory, seq int32) int32        // -1 for an empty sequence
 	llamaVocabNTokens        func(v llamaVocab) int32

@@ -115,8 +115,11 @@ func TestPromptReuse(t *testing.T) {
 
 // A request cancelled while generating leaves in the cache exactly what it
 // decoded: the next request keeps that. A failed decode leaves nothing
-// trusted: the next request starts afresh. (Answers are compared where an
-// empty cache was used on both sides; see TestPromptReuse.)
+// trusted in its slot: the next request with that prompt starts afresh.
+// (Answers are compared where an empty cache was used on both sides; see
+// TestPromptReuse. The failing prompts start with a word, not a chat
+// marker, so that no other slot, holding other tests' conversations, shares
+// a prefix with them.)
 func TestPromptReuseAfterCancelAndFailure(t *testing.T) {
 	e := tiny(t)
 	long := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 20)
@@ -150,7 +153,7 @@ func TestPromptReuseAfterCancelAndFailure(t *testing.T) {
 
 	// A decode that fails after the prompt: the next request keeps nothing.
 	ask(t, e, req, true)
-	req.Prompt = conversation(long, "Something else.", "Go on.")
+	req.Prompt = "Elsewhere. " + conversation(long, "Something else.", "Go on.")
 	decodeFault = func() bool { return true }
 	s, err = e.Complete(context.Background(), req)
 	if err == nil { // the prompt's decode "failed" (the fault hits every decode)
@@ -158,13 +161,17 @@ func TestPromptReuseAfterCancelAndFailure(t *testing.T) {
 		t.Fatal("no error from a failing decode")
 	}
 	decodeFault = nil
+	checkSlots(t, e.byID[req.Model])
 	got := ask(t, e, req, true)
 	want := ask(t, e, req, false)
 	if got.text != want.text || got.cached != 0 {
 		t.Errorf("after a failed prompt: kept %d; with reuse %q, without %q", got.cached, got.text, want.text)
 	}
 
-	// A decode that fails while generating, after the prompt and some tokens.
+	// A decode that fails while generating, after the prompt and some tokens
+	// (another prompt: the one before is in the slot of the request without
+	// reuse, which this one would copy it from).
+	req.Prompt = "Meanwhile. " + conversation(long, "Something else.", "Go on.")
 	n := 0
 	decodeFault = func() bool { n++; return n == 4 }
 	s, err = e.Complete(context.Background(), req)
@@ -179,6 +186,7 @@ func TestPromptReuseAfterCancelAndFailure(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "llama_decode failed") {
 		t.Fatalf("want the decode error, got %v", err)
 	}
+	checkSlots(t, e.byID[req.Model])
 	got = ask(t, e, req, true)
 	want = ask(t, e, req, false)
 	if got.text != want.text || got.cached != 0 {
@@ -252,6 +260,65 @@ func BenchmarkResend(b *testing.B) {
 				collect(b, s)
 				b.StartTimer()
 			}
+		})
+	}
+}
+
+// BenchmarkResendAfterSideRequest is an agent's turn after a side request
+// (a title) to the same model: the conversation (859 tokens) was decoded,
+// then a short prompt that shares only the chat marker with it was
+// answered, then the conversation comes back with one more message (about
+// 70 tokens) and is answered with one token. It reports the time to that
+// token, the prompt's decode time and how many of its tokens came from the
+// cache, with one slot (the side request evicts the conversation, as before
+// the slots) and with four.
+func BenchmarkResendAfterSideRequest(b *testing.B) {
+	history := conversation(strings.Repeat(weatherText, 60), "It is sunny everywhere.")
+	next := strings.Repeat("And what about tomorrow, and the day after? ", 6)
+	side := conversation("Write a five-word title for a conversation about the weather in three French cities.")
+	for _, slots := range []int{1, 4} {
+		b.Run("slots="+strconv.Itoa(slots), func(b *testing.B) {
+			e, _ := slotEngine(b, 2048, slots)
+			req := backend.CompleteRequest{Model: "tiny-qwen3-random", MaxTokens: 1, Seed: i64(1)}
+			var promptMS float64
+			cached, i := 0, 0
+			for b.Loop() {
+				b.StopTimer()
+				req.Prompt = history // the conversation's previous turn
+				s, err := e.Complete(context.Background(), req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				collect(b, s)
+				sideReq := req
+				sideReq.Prompt, sideReq.MaxTokens = side, 8
+				s, err = e.Complete(context.Background(), sideReq)
+				if err != nil {
+					b.Fatal(err)
+				}
+				collect(b, s)
+				i++
+				req.Prompt = history + "<|im_start|>user\nTurn " + strconv.Itoa(i) + ". " + next + "<|im_end|>\n<|im_start|>assistant\n"
+				b.StartTimer()
+				s, err = e.Complete(context.Background(), req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				first, err := s.Next()
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				if _, last := collect(b, s); last.Timings != nil {
+					first = last
+				}
+				last := first
+				promptMS += last.Timings.PromptMS
+				cached += last.Timings.CachedTokens
+				b.StartTimer()
+			}
+			b.ReportMetric(promptMS/float64(b.N), "prompt-ms")
+			b.ReportMetric(float64(cached)/float64(b.N), "cached-tokens")
 		})
 	}
 }

@@ -10,9 +10,11 @@
 // constrains the sampler.
 //
 // Each model has one llama.cpp context; requests for the same model take
-// turns (a queue that honours the request's context). A request keeps the
-// KV cache of the longest prefix its prompt shares with what the previous
-// one decoded (prompt and answer) and decodes only the rest (cache.go).
+// turns (a queue that honours the request's context). The context holds
+// several cached conversations (slots, sequences of one unified KV cache):
+// a request takes the slot holding the longest prefix of its prompt, or a
+// free or the least recently used one, keeps that prefix's KV cache and
+// decodes only the rest (cache.go).
 package llamacpp
 
 import (
@@ -51,10 +53,15 @@ type Options struct {
 	// CPUs, at least one (llama.cpp's threads spin while they wait for each
 	// other, so more threads than free cores is much slower: docs/PERFORMANCE.md).
 	Threads int
+	// Slots is how many conversations each model keeps cached (cache.go):
+	// llama.cpp sequences sharing one KV cache of ContextSize cells, so
+	// any one of them may fill the whole context and more slots cost no KV
+	// memory. 0 is DefaultSlots; at most 256.
+	Slots int
 	// NoPromptReuse makes every request start from an empty KV cache
-	// instead of keeping the prefix its prompt shares with what the
-	// previous request decoded (cache.go). Reuse changes the logits in
-	// their last bits, so seeded sampling is reproducible only without it.
+	// instead of keeping the prefix its prompt shares with what earlier
+	// requests decoded (cache.go). Reuse changes the logits in their last
+	// bits, so seeded sampling is reproducible only without it.
 	NoPromptReuse bool
 }
 
@@ -75,8 +82,14 @@ func New(opts Options) (*Engine, error) {
 	if len(opts.Models) == 0 {
 		return nil, errors.New("no model given")
 	}
-	if opts.ContextSize < 0 || opts.Threads < 0 {
-		return nil, errors.New("context size and threads must not be negative")
+	if opts.ContextSize < 0 || opts.Threads < 0 || opts.Slots < 0 {
+		return nil, errors.New("context size, threads and slots must not be negative")
+	}
+	if opts.Slots > maxSlots {
+		return nil, fmt.Errorf("%d slots: llama.cpp takes at most %d sequences in a context", opts.Slots, maxSlots)
+	}
+	if opts.Slots == 0 {
+		opts.Slots = DefaultSlots
 	}
 	explicit := opts.ContextSize != 0
 	if !explicit {
@@ -108,7 +121,7 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	for _, m := range e.models {
-		if err := m.load(opts.ContextSize, opts.Threads, explicit); err != nil {
+		if err := m.load(opts.ContextSize, opts.Threads, opts.Slots, explicit); err != nil {
 			e.Close()
 			return nil, err
 		}

@@ -6,10 +6,11 @@ package llamacpp
 // the npm package ships) called through purego, without cgo. Only the
 // functions the engine uses are bound.
 //
-// Three calls take a struct by value that is larger than purego can pass
-// (it has nine stack slots; llama_model_params needs ten, llama_context_params
-// twenty): llama_model_load_from_file, llama_init_from_model and, for
-// uniformity, llama_decode. They go through structCall, a 45-byte System V
+// Two calls take a struct by value that is larger than purego can pass (it
+// has nine stack slots; llama_model_params needs ten, llama_context_params
+// twenty): llama_model_load_from_file and llama_init_from_model; llama_decode
+// and llama_batch_free, whose llama_batch would fit, go the same way for
+// uniformity. They go through structCall, a 45-byte System V
 // trampoline that copies the struct onto its own stack and calls the function
 // with one pointer argument before it — what a C compiler does at such a call
 // site.
@@ -33,7 +34,7 @@ func init() {
 }
 
 // The by-value calls: function addresses for structCall.
-var fnModelLoadFromFile, fnInitFromModel, fnDecode uintptr
+var fnModelLoadFromFile, fnInitFromModel, fnDecode, fnBatchFree uintptr
 
 // structCall calls fn(a0, *s) where s, of size bytes, is passed by value.
 var structCall func(fn uintptr, a0 uintptr, s unsafe.Pointer, size uintptr) uintptr
@@ -94,13 +95,16 @@ func initFromModel(m llamaModel, p contextParams) llamaContext {
 	return llamaContext(callStruct(fnInitFromModel, uintptr(m), &p))
 }
 
-// decode runs llama_decode on tokens (llama_batch_get_one's batch: positions
-// follow the context's memory, logits for the last token only).
-func decode(c llamaContext, tokens []llamaToken) int32 {
-	b := batch{nTokens: int32(len(tokens)), token: &tokens[0]}
-	r := callStruct(fnDecode, uintptr(c), &b)
-	runtime.KeepAlive(tokens)
-	return int32(r)
+// decode runs llama_decode on b (made by llama_batch_init, filled by the
+// caller).
+func decode(c llamaContext, b *batch) int32 {
+	return int32(callStruct(fnDecode, uintptr(c), b))
+}
+
+// batchFree is llama_batch_free (its one argument is the struct; the
+// trampoline's first argument goes unread).
+func batchFree(b batch) {
+	callStruct(fnBatchFree, 0, &b)
 }
 
 // bind opens the libraries in dir and binds the functions.
@@ -155,9 +159,15 @@ func bind(dir string) (err error) {
 	reg(&llamaModelNCtxTrain, llama, "llama_model_n_ctx_train")
 	reg(&llamaNCtx, llama, "llama_n_ctx")
 	reg(&llamaNBatch, llama, "llama_n_batch")
+	reg(&llamaNCtxSeq, llama, "llama_n_ctx_seq")
+	reg(&llamaNSeqMax, llama, "llama_n_seq_max")
+	reg(&llamaModelIsRecurrent, llama, "llama_model_is_recurrent")
+	reg(&llamaModelIsHybrid, llama, "llama_model_is_hybrid")
+	reg(&llamaBatchInit, llama, "llama_batch_init")
 	reg(&llamaGetMemory, llama, "llama_get_memory")
 	reg(&llamaMemoryClear, llama, "llama_memory_clear")
 	reg(&llamaMemorySeqRm, llama, "llama_memory_seq_rm")
+	reg(&llamaMemorySeqCp, llama, "llama_memory_seq_cp")
 	reg(&llamaMemorySeqPosMin, llama, "llama_memory_seq_pos_min")
 	reg(&llamaMemorySeqPosMax, llama, "llama_memory_seq_pos_max")
 	reg(&llamaVocabNTokens, llama, "llama_vocab_n_tokens")
@@ -185,6 +195,7 @@ func bind(dir string) (err error) {
 	fnModelLoadFromFile = sym(llama, "llama_model_load_from_file")
 	fnInitFromModel = sym(llama, "llama_init_from_model")
 	fnDecode = sym(llama, "llama_decode")
+	fnBatchFree = sym(llama, "llama_batch_free")
 	if len(missing) > 0 {
 		return fmt.Errorf("the llama.cpp in %s lacks %v: it is not release %s (%s)", dir, missing, LlamaVersion, NPMPackage)
 	}

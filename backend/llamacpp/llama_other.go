@@ -16,5 +16,6 @@ func bind(dir string) error {
 
 func modelLoadFromFile(path string, p modelParams) llamaModel  { panic("not reached") }
 func initFromModel(m llamaModel, p contextParams) llamaContext { panic("not reached") }
-func decode(c llamaContext, tokens []llamaToken) int32         { panic("not reached") }
+func decode(c llamaContext, b *batch) int32                    { panic("not reached") }
+func batchFree(b batch)                                        { panic("not reached") }
 func cString(s string) []byte                                  { return append([]byte(s), 0) }

@@ -13,7 +13,8 @@ import (
 	"github.com/dragoman-dev/dragoman/template"
 )
 
-// model is one loaded GGUF with its one context.
+// model is one loaded GGUF with its one context and the context's slots
+// (cache.go).
 type model struct {
 	id, path string
 	meta     *template.GGUF
@@ -29,16 +30,23 @@ type model struct {
 
 	// turn is held by the request using the context (a queue of one).
 	turn chan struct{}
-	// cached are the tokens whose KV state the context holds, from
-	// position 0 (cache.go); only the request holding turn touches it.
-	cached []llamaToken
+	// slots are the context's sequences and the tokens each holds
+	// (cache.go); clock counts the requests that took one. Only the request
+	// holding turn touches them, and batch, the llama_batch every decode
+	// fills (n_batch tokens, C memory).
+	slots []*slot
+	clock uint64
+	batch batch
+	// canCopy is true when a prefix can be copied from one slot to
+	// another: a KV cache, not recurrent or hybrid memory.
+	canCopy bool
 	// noReuse makes every request start from an empty cache
 	// (Options.NoPromptReuse).
 	noReuse  bool
 	freeOnce sync.Once
 }
 
-func (m *model) load(ctxSize, threads int, explicit bool) error {
+func (m *model) load(ctxSize, threads, slots int, explicit bool) error {
 	takeProblems()
 	mp := llamaModelDefaultParams()
 	mp.nGPULayers = 0 // the npm package's libraries are CPU-only
@@ -58,15 +66,35 @@ func (m *model) load(ctxSize, threads int, explicit bool) error {
 	cp.nCtx = uint32(ctxSize)
 	cp.nThreads, cp.nThreadsBatch = int32(threads), int32(threads)
 	cp.noPerf = true
+	// One sequence per slot, all drawing on one pool of n_ctx cells.
+	cp.nSeqMax, cp.kvUnified = uint32(slots), true
 	m.lctx = initFromModel(m.m, cp)
 	if m.lctx == 0 {
 		llamaModelFree(m.m)
 		m.m = 0
-		return fmt.Errorf("model %s: llama.cpp could not make a context of %d tokens: %s", m.path, ctxSize, orUnknown(takeProblems()))
+		return fmt.Errorf("model %s: llama.cpp could not make a context of %d tokens with %d slots: %s", m.path, ctxSize, slots, orUnknown(takeProblems()))
 	}
 	m.vocab = llamaModelGetVocab(m.m)
 	m.nCtx = int(llamaNCtx(m.lctx))
 	m.nBatch = int(llamaNBatch(m.lctx))
+	// What llama.cpp made of the parameters: each sequence may use the whole
+	// context only if the KV cache is unified (with a split one each gets
+	// n_ctx/n_seq_max), and the slots are sequences 0 to slots-1.
+	if seq, nSeq := int(llamaNCtxSeq(m.lctx)), int(llamaNSeqMax(m.lctx)); seq != m.nCtx || nSeq != slots {
+		m.free()
+		return fmt.Errorf("model %s: llama.cpp made a context of %d sequences of %d tokens each, asked for %d sharing %d: "+
+			"its llama_context_params do not match the binding's (is this llama.cpp %s?)", m.path, nSeq, seq, slots, m.nCtx, LlamaVersion)
+	}
+	m.canCopy = !llamaModelIsRecurrent(m.m) && !llamaModelIsHybrid(m.m)
+	m.batch = llamaBatchInit(int32(m.nBatch), 0, 1)
+	if m.batch.token == nil || m.batch.seqID == nil {
+		m.free()
+		return fmt.Errorf("model %s: llama_batch_init of %d tokens failed", m.path, m.nBatch)
+	}
+	m.slots = make([]*slot, slots)
+	for i := range m.slots {
+		m.slots[i] = &slot{seq: int32(i)}
+	}
 	m.nVocab = llamaVocabNTokens(m.vocab)
 	if t := llamaVocabBOS(m.vocab); t >= 0 {
 		m.bos = string(m.piece(t, nil))
@@ -90,6 +118,10 @@ func (m *model) free() {
 	m.freeOnce.Do(func() {
 		if m.turn != nil {
 			m.turn <- struct{}{} // wait for the running request; never given back
+		}
+		if m.batch.token != nil {
+			batchFree(m.batch)
+			m.batch = batch{}
 		}
 		if m.lctx != 0 {
 			llamaFree(m.lctx)
@@ -175,13 +207,13 @@ func (m *model) complete(ctx context.Context, req backend.CompleteRequest) (back
 		return nil, err
 	}
 	start := time.Now()
-	s.cachedTokens = m.reuse(tokens)
+	s.slot, s.cachedTokens = m.take(tokens)
 	for i := s.cachedTokens; i < len(tokens); i += m.nBatch {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		end := min(i+m.nBatch, len(tokens))
-		if rc := m.eval(tokens[i:end]); rc != 0 {
+		if rc := m.eval(s.slot, tokens[i:end]); rc != 0 {
 			return nil, fmt.Errorf("llama_decode of the prompt failed (%d): %s", rc, orUnknown(takeProblems()))
 		}
 	}

@@ -23,11 +23,12 @@ func (s *stream) PromptTokens() int { return s.promptTokens }
 
 type stream struct {
 	m    *model
+	slot *slot // the model's slot the request took (cache.go)
 	ctx  context.Context
 	smpl *sampling
 
 	promptTokens int
-	cachedTokens int // of promptTokens, kept from the previous request (cache.go)
+	cachedTokens int // of promptTokens, kept from an earlier request (cache.go)
 	maxTokens    int
 	stops        []string
 	checked      int           // tokens checked against the grammar (sampling.checked)
@@ -83,7 +84,7 @@ func (s *stream) step() error {
 	if s.next != nil {
 		t := []llamaToken{*s.next}
 		s.next = nil
-		if rc := m.eval(t); rc != 0 {
+		if rc := m.eval(s.slot, t); rc != 0 {
 			return fmt.Errorf("llama_decode failed (%d) after %d tokens: %s", rc, s.tokens, orUnknown(takeProblems()))
 		}
 		s.pos++
