@@ -258,10 +258,12 @@ type cost struct {
 	cpu      time.Duration // the gateway's CPU time over them
 	wall     time.Duration
 	took     dist // per request, sending to its end
+	outcomes map[string]int
+	msgs     map[string]int // the errors' messages, normalised
 }
 
 // costScenarios are measured alone, beside the normal answer.
-var costScenarios = []string{"normal", "flood-text", "flood-in-a-call", "flood-empty-chunks", "long-line-then-eof", "chunk-of-6-mb", "endless-line"}
+var costScenarios = []string{"normal", "flood-text", "flood-in-a-call", "flood-empty-chunks", "long-line-then-eof", "chunk-of-6-mb", "endless-line", "client-pauses-reading"}
 
 // measureCosts runs each costly scenario alone for o.costs with 2 Chat
 // Completions clients through a fresh own-mode gateway, and reads the
@@ -286,7 +288,7 @@ func measureCosts(o options, bin, store, tmp string, fake *fakeUpstream) ([]cost
 	for _, name := range costScenarios {
 		sc := scenarioByFault[name]
 		hc := newHTTPClient(2)
-		c := cost{sc: sc}
+		c := cost{sc: sc, outcomes: map[string]int{}, msgs: map[string]int{}}
 		_, _, _, cpu0 := procFigures(g.cmd.Process.Pid)
 		start := time.Now()
 		var mu sync.Mutex
@@ -299,6 +301,10 @@ func measureCosts(o options, bin, store, tmp string, fake *fakeUpstream) ([]cost
 					mu.Lock()
 					c.requests++
 					c.took = append(c.took, res.dur)
+					c.outcomes[outcomeOf(res)]++
+					if res.msg != "" {
+						c.msgs[normalise(res.msg)]++
+					}
 					mu.Unlock()
 				}
 			})

@@ -265,18 +265,30 @@ func report(r *results) string {
 	}
 
 	if len(r.costs) > 0 {
-		w("### Cost of a scenario\n\n")
-		w("Each of the costly scenarios alone, beside the normal answer: 2 Chat Completions clients for %s each, one request after another, through a fresh own-mode gateway; ", secs(o.costs))
+		w("### Scenarios alone\n\n")
+		w("Each of the costly scenarios alone, beside the normal answer and the client that pauses: 2 Chat Completions clients for %s each, one request after another, through a fresh own-mode gateway; ", secs(o.costs))
 		w("the gateway's CPU time from `/proc/PID/stat` (10 ms ticks). The load above mixes them in small shares because a few at once fill the gateway's share of the machine.\n\n")
-		w("| Scenario | Requests | Time p50 | Gateway CPU per request | Gateway cores busy |\n|---|---:|---:|---:|---:|\n")
+		w("| Scenario | Requests | Outcomes | Time p50 | Gateway CPU per request | Gateway cores busy | Message |\n|---|---:|---|---:|---:|---:|---|\n")
 		for _, c := range r.costs {
 			per := time.Duration(0)
 			if c.requests > 0 {
 				per = c.cpu / time.Duration(c.requests)
 			}
-			w("| %s | %d | %s | %s | %.2f |\n", c.sc.name, c.requests, fmtDur(c.took.q(0.5)), fmtDur(per), c.cpu.Seconds()/c.wall.Seconds())
+			msg := ""
+			if m, n := mostCommon(c.msgs); m != "" {
+				msg = fmt.Sprintf("%s (%d)", cell(m), n)
+			}
+			w("| %s | %d | %s | %s | %s | %.2f | %s |\n", c.sc.name, c.requests, countList(c.outcomes), fmtDur(c.took.q(0.5)), fmtDur(per), c.cpu.Seconds()/c.wall.Seconds(), msg)
 		}
 		w("\n")
+		for _, c := range r.costs {
+			if c.sc.name != "client-pauses-reading" || c.requests == 0 || c.outcomes[outEvent] == 0 {
+				continue
+			}
+			w("A client that stops reading for longer than `idle_timeout` has a healthy answer cut (%d of %d here): while the gateway's write to it blocks, the gateway reads nothing from the runtime, ", c.outcomes[outEvent], c.requests)
+			w("and the idle timer, reset only when a line has been passed on, fires; the error then blames the runtime, and reads `context canceled` when lines read before the timer fired were still passed on ")
+			w("(each resets the timer that has fired, which then no longer says it did).\n\n")
+		}
 		for _, c := range r.costs {
 			if c.sc.name != "flood-empty-chunks" || c.requests == 0 {
 				continue
