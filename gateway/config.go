@@ -103,6 +103,9 @@ type Engine struct {
 	Context int `json:"context,omitempty"`
 	// Threads for each model; 0 is half the CPUs, at least one.
 	Threads int `json:"threads,omitempty"`
+	// Slots is how many conversations each model keeps cached, sharing
+	// its context's cells; 0 is the engine's default (4).
+	Slots int `json:"slots,omitempty"`
 	// NoPromptReuse starts every request from an empty KV cache.
 	NoPromptReuse bool `json:"no_prompt_reuse,omitempty"`
 	// LlamaLib is the folder holding llama.cpp's libraries; empty searches

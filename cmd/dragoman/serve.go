@@ -114,12 +114,13 @@ func runServe(args []string, e *env) int {
 	fs.Var(&models, "model", "a GGUF file, or the name of a model on this machine (dragoman models), to run in this process with the embedded llama.cpp engine; repeatable")
 	ctxSize := fs.Int("ctx", llamacpp.DefaultContext, "context size in tokens for each -model (at most what the model was trained for)")
 	threads := fs.Int("threads", 0, "threads for each -model (default: half the CPUs, at least 1)")
+	slots := fs.Int("slots", llamacpp.DefaultSlots, "conversations each -model keeps cached (they share the -ctx cells; an agent's side requests then leave its main conversation cached)")
 	noReuse := fs.Bool("no-prompt-reuse", false, "start every request to a -model from an empty KV cache (reproducible seeded sampling; slower on resent conversations)")
 	llamaLib := fs.String("llama-lib", "", "directory holding llama.cpp's libraries for -model (default $"+llamacpp.EnvLib+", then ~/.cache/dragoman/llama-lib, then beside the executable)")
 	check := fs.Bool("check", false, "check the configuration, print it as resolved (secrets masked) and exit, serving nothing")
 	fs.Usage = func() {
 		fmt.Fprintln(e.stderr, "usage: dragoman serve [-listen ADDR] [-config FILE] [-upstream [KIND=]URL]... [-mode own|relay] [-no-discover] [-max-output-tokens N]")
-		fmt.Fprintln(e.stderr, "                      [-model FILE.gguf|NAME]... [-ctx N] [-threads N] [-no-prompt-reuse] [-llama-lib DIR] [-check]")
+		fmt.Fprintln(e.stderr, "                      [-model FILE.gguf|NAME]... [-ctx N] [-threads N] [-slots N] [-no-prompt-reuse] [-llama-lib DIR] [-check]")
 		fmt.Fprintln(e.stderr, "\nServes OpenAI Chat Completions (/v1/chat/completions), OpenAI Responses (/v1/responses), Anthropic")
 		fmt.Fprintln(e.stderr, "Messages (/v1/messages) and Ollama's API (/api/chat, /api/generate, /api/tags, …) over")
 		fmt.Fprintln(e.stderr, "the local runtimes it finds on their default ports, or the ones given, and over GGUF files run in")
@@ -170,13 +171,15 @@ func runServe(args []string, e *env) int {
 	}
 	// The engine: the config file's, flags adding models and overriding the rest.
 	eo := llamacpp.Options{LibDir: cfg.Engine.LlamaLib, Models: append(cfg.Engine.Models, models...), ContextSize: cfg.Engine.Context,
-		Threads: cfg.Engine.Threads, NoPromptReuse: cfg.Engine.NoPromptReuse || *noReuse}
+		Threads: cfg.Engine.Threads, Slots: cfg.Engine.Slots, NoPromptReuse: cfg.Engine.NoPromptReuse || *noReuse}
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "ctx":
 			eo.ContextSize = *ctxSize
 		case "threads":
 			eo.Threads = *threads
+		case "slots":
+			eo.Slots = *slots
 		case "llama-lib":
 			eo.LibDir = *llamaLib
 		}

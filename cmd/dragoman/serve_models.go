@@ -106,6 +106,7 @@ func checkConfig(cfg gateway.Config, eo llamacpp.Options, e *env) int {
 		LibDir  string        `json:"llama_lib,omitempty"`
 		Context int           `json:"context,omitempty"`
 		Threads int           `json:"threads,omitempty"`
+		Slots   int           `json:"slots,omitempty"`
 	}
 	status := 0
 	for _, p := range eo.Models {
@@ -116,7 +117,7 @@ func checkConfig(cfg gateway.Config, eo llamacpp.Options, e *env) int {
 		engine.Models = append(engine.Models, engineModel{servedName(eo, p), p})
 	}
 	if len(eo.Models) > 0 {
-		engine.Context, engine.Threads = eo.ContextSize, eo.Threads
+		engine.Context, engine.Threads, engine.Slots = eo.ContextSize, eo.Threads, eo.Slots
 		if engine.LibDir, err = llamacpp.FindLib(eo.LibDir); err != nil {
 			fmt.Fprintln(e.stderr, "dragoman serve -check:", err)
 			status = 2
