@@ -56,7 +56,7 @@ func (s *Server) handleCountTokens(w http.ResponseWriter, r *http.Request) {
 				" (they are read from the model's GGUF, e.g. in Ollama's store, or counted by llama-server)")
 		return
 	}
-	x := &exchange{s: s, req: req, rec: &trace.Record{}, rt: rt}
+	x := &exchange{s: s, client: r.Context(), req: req, rec: &trace.Record{}, rt: rt}
 	prompt, err := x.render(x.tools())
 	if err != nil {
 		writeAnthropicError(w, http.StatusBadRequest, "invalid_request_error", err.Error())

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"errors"
 	"io"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/dragoman-dev/dragoman/chat"
 	"github.com/dragoman-dev/dragoman/format"
+	"github.com/dragoman-dev/dragoman/jinja"
 	"github.com/dragoman-dev/dragoman/trace"
 )
 
@@ -83,5 +85,22 @@ func TestClientErrorsNameNoAddress(t *testing.T) {
 				t.Errorf("the trace lost the address: %v", rs)
 			}
 		})
+	}
+}
+
+// A render whose client has left stops, with the client's leaving as its
+// error (a 499 in the trace), not a template failure (a 400).
+func TestRenderStopsWhenClientLeaves(t *testing.T) {
+	tpl, err := jinja.Compile(`{% for i in range(900000) %}{{ i }}{% endfor %}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s := &Server{}
+	x := &exchange{s: s, client: ctx, req: &chat.Request{Messages: []chat.Message{{Role: "user", Content: "hi"}}}, rec: &trace.Record{},
+		rt: &route{up: &upstream{}, state: &modelState{tpl: tpl}}}
+	if _, err := x.render(nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("render after the client left: %v", err)
 	}
 }

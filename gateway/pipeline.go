@@ -430,8 +430,13 @@ func (x *exchange) render(tools []chat.Tool) (string, error) {
 		return "", &requestError{msg: err.Error()}
 	}
 	x.treq = &treq
-	prompt, err := template.Render(st.tpl, treq, &jinja.Options{Now: x.s.now})
+	// The render stops when the client leaves: a hostile or huge template
+	// must not keep working for nobody.
+	prompt, err := template.Render(st.tpl, treq, &jinja.Options{Now: x.s.now, Context: x.client})
 	if err != nil {
+		if x.client != nil && x.client.Err() != nil && errors.Is(err, x.client.Err()) {
+			return "", x.client.Err()
+		}
 		var je *jinja.Error
 		if errors.As(err, &je) && je.Kind == "TemplateError" {
 			// raise_exception: the template refuses this conversation.
