@@ -81,8 +81,9 @@ func dialects() []dialect {
 // chunks before a failure are kept, and the failure is an error, never a
 // panic or a silent normal end.
 func TestStreamFaults(t *testing.T) {
-	defer func(n int) { MaxLineBytes = n }(MaxLineBytes)
-	MaxLineBytes = 64 << 10 // the endless line below is three times this
+	defer func(n, m int) { MaxLineBytes, MaxStreamBytes = n, m }(MaxLineBytes, MaxStreamBytes)
+	MaxLineBytes = 64 << 10    // the endless line below is three times this
+	MaxStreamBytes = 256 << 10 // the flood of empty lines below is four times this
 	type class struct {
 		name string
 		body func(d dialect) string
@@ -123,6 +124,12 @@ func TestStreamFaults(t *testing.T) {
 			func(t *testing.T, text string, finish chat.FinishReason, err error) {
 				if err == nil || !strings.Contains(err.Error(), "no end of line") || text != "Hel" {
 					t.Errorf("text %q err %v, want the text then the line limit", text, err)
+				}
+			}},
+		{"flood of empty lines", func(d dialect) string { return d.text("Hel") + strings.Repeat(d.text(""), 4*MaxStreamBytes/len(d.text(""))) },
+			func(t *testing.T, text string, finish chat.FinishReason, err error) {
+				if err == nil || !strings.Contains(err.Error(), "MaxStreamBytes") || text != "Hel" {
+					t.Errorf("text %q err %v, want the text then the stream limit", text, err)
 				}
 			}},
 		{"error object mid-stream", func(d dialect) string { return d.text("Hel") + d.errObj },

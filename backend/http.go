@@ -206,6 +206,8 @@ type lineReader struct {
 	// partial is set when the last line returned had no end of line: the
 	// body ended there, so a line that does not parse was cut, not garbled.
 	partial bool
+	// read counts the stream's bytes, against MaxStreamBytes.
+	read int
 }
 
 func newLineReader(ctx context.Context, body io.ReadCloser) *lineReader {
@@ -219,6 +221,14 @@ func newLineReader(ctx context.Context, body io.ReadCloser) *lineReader {
 // line passes it, not memory that grows until the process dies. The longest
 // real lines are a whole call's arguments in one chunk.
 var MaxLineBytes = 16 << 20
+
+// MaxStreamBytes bounds a whole stream as read, whatever its lines hold: a
+// runtime that floods lines with no text (which count towards no answer
+// limit, and keep the idle timer from firing) is cut off once it passes it,
+// instead of costing a core until the request's end. Four times the
+// gateway's default limits.max_answer_bytes, so that only a stream of
+// mostly empty lines reaches it.
+var MaxStreamBytes = 256 << 20
 
 // next returns the next line without its end of line. io.EOF means the body
 // ended cleanly after the last line.
@@ -241,6 +251,9 @@ func (l *lineReader) next() ([]byte, error) {
 			return nil, cerr
 		}
 		return nil, err
+	}
+	if l.read += len(line); l.read > MaxStreamBytes {
+		return nil, fmt.Errorf("the runtime's stream passed %d bytes (backend.MaxStreamBytes) with no end: the stream is not what a runtime sends", MaxStreamBytes)
 	}
 	l.partial = err != nil
 	return bytes.TrimRight(line, "\r\n"), nil

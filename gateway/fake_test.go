@@ -150,6 +150,9 @@ type fakeStream struct {
 }
 
 func (s *fakeStream) Next() (backend.Chunk, error) {
+	if err := s.ctx.Err(); err != nil {
+		return backend.Chunk{}, err // a real stream ends once its request is cancelled
+	}
 	if len(s.chunks) > 0 {
 		c := s.chunks[0]
 		s.chunks = s.chunks[1:]

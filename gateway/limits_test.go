@@ -92,3 +92,33 @@ func postGuarded(t *testing.T, url, body string) *http.Response {
 	}
 	return resp
 }
+
+// A client that stops reading for longer than limits.idle_timeout does not
+// get its answer cut: the timer measures the runtime's silences, not the
+// time the gateway spends waiting to write to a slow client.
+func TestSlowReaderIsNotIdleRuntime(t *testing.T) {
+	var script []backend.Chunk
+	piece := strings.Repeat("word ", 16<<10/5) // an SSE line sseData reads whole
+	for range 800 {                            // 13 MB: more than the sockets' buffers hold
+		script = append(script, backend.Chunk{Text: piece})
+	}
+	script = append(script, backend.Chunk{FinishReason: chat.FinishStop})
+	rt := qwenRuntime(script...)
+	ts := newFakeGateway(t, Config{Limits: Limits{IdleTimeout: Duration(100 * time.Millisecond)}}, rt)
+	resp := postGuarded(t, ts.URL+"/v1/chat/completions", chatBody(`"stream":true`))
+	defer resp.Body.Close()
+	time.Sleep(time.Second) // the client reads nothing for ten idle timeouts
+	events, done := sseData(t, resp.Body)
+	var content int
+	for _, ev := range events {
+		if path(ev, "error") != nil {
+			t.Fatalf("the answer was cut: %v", path(ev, "error"))
+		}
+		if s, ok := path(ev, "choices", 0, "delta", "content").(string); ok {
+			content += len(s)
+		}
+	}
+	if !done || content != 800*len(piece) {
+		t.Errorf("[DONE] %v, %d of %d bytes", done, content, 800*len(piece))
+	}
+}

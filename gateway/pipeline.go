@@ -96,15 +96,15 @@ func (s *Server) run(ctx context.Context, req *chat.Request, rec *trace.Record, 
 		return err
 	}
 	client := ctx
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	for i, rt := range routes {
 		x := &exchange{s: s, client: client, req: req, rec: rec, out: out, pending: map[int]*chat.ToolCall{}, rt: rt}
 		rt.up.inFlight.Add(1)
 		// A runtime that accepts the request and never begins its answer
 		// would hold it forever: the wait has its own limit.
 		wait := time.Duration(s.cfg.Limits.ResponseHeaderTimeout)
-		header := time.AfterFunc(wait, cancel)
+		header := time.AfterFunc(wait, func() { cancel(errHeaderTimeout) })
 		stream, err := x.start(ctx)
 		if !header.Stop() {
 			if stream != nil {
@@ -544,11 +544,21 @@ func responseSchema(rf *chat.ResponseFormat) json.RawMessage {
 	return json.RawMessage(`{"type":"object"}`)
 }
 
+// errIdle and errHeaderTimeout are why the gateway cancelled a runtime's
+// request itself (context.Cause), as opposed to the client leaving.
+var (
+	errIdle          = errors.New("the runtime went quiet (limits.idle_timeout)")
+	errHeaderTimeout = errors.New("the runtime did not begin (limits.response_header_timeout)")
+)
+
 // pump moves chunks from the upstream to the client until the stream ends.
-func (x *exchange) pump(ctx context.Context, cancel context.CancelFunc, stream backend.Stream) error {
+// The idle timer runs only while the gateway waits for the runtime: a client
+// slow to read (its writes block in deliver) is not the runtime's silence.
+func (x *exchange) pump(ctx context.Context, cancel context.CancelCauseFunc, stream backend.Stream) error {
 	limits := x.s.cfg.Limits
 	idleTimeout := time.Duration(limits.IdleTimeout)
-	idle := time.AfterFunc(idleTimeout, cancel)
+	idle := time.AfterFunc(idleTimeout, func() { cancel(errIdle) })
+	idle.Stop() // armed around each wait for the runtime only
 	defer idle.Stop()
 	if pc, ok := stream.(backend.PromptCounter); ok && x.rec.PromptTokens == 0 {
 		x.rec.PromptTokens = pc.PromptTokens() // the runtime's own count (the embedded engine's)
@@ -568,6 +578,7 @@ func (x *exchange) pump(ctx context.Context, cancel context.CancelFunc, stream b
 	var usage chat.Usage
 	first := true
 	for {
+		idle.Reset(idleTimeout)
 		chunk, err := stream.Next()
 		if err == io.EOF {
 			break
@@ -577,15 +588,15 @@ func (x *exchange) pump(ctx context.Context, cancel context.CancelFunc, stream b
 			if x.client.Err() != nil {
 				return x.left()
 			}
-			if ctx.Err() != nil && !idle.Stop() {
+			if errors.Is(context.Cause(ctx), errIdle) {
 				err = fmt.Errorf("the runtime sent nothing for %s (limits.idle_timeout)", idleTimeout)
 			}
 			return x.broken(err)
 		}
-		idle.Reset(idleTimeout)
+		idle.Stop() // until the next wait for the runtime
 		x.answerBytes += len(chunk.Text) + len(chunk.Reasoning)
 		if x.answerBytes > limits.MaxAnswerBytes {
-			cancel() // the runtime stops generating
+			cancel(nil) // the runtime stops generating
 			x.rec.Completion = x.kept(&raw)
 			return x.broken(fmt.Errorf("the answer passed %d bytes (limits.max_answer_bytes): the runtime was cut off there", limits.MaxAnswerBytes))
 		}

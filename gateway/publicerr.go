@@ -45,13 +45,40 @@ func (s *Server) public(err error) error {
 var anyAddress = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>]+|\[[0-9a-fA-F:.]+\](:\d+)?|\b\d{1,3}(\.\d{1,3}){3}(:\d+)?\b`)
 
 func (s *Server) scrubAddresses(msg string) string {
-	for _, a := range s.knownAddresses() {
+	known := s.knownAddresses()
+	// Upstream names made from an address first ("ollama@http://…"), then
+	// URLs whole, path and all, by the name of the runtime they point into
+	// ("Post \"ollama\": EOF", not "ollama/api/generate"), then what is
+	// left of the known addresses.
+	for _, a := range known {
+		if a.name {
+			msg = strings.ReplaceAll(msg, a.old, a.new)
+		}
+	}
+	msg = anyURL.ReplaceAllStringFunc(msg, func(u string) string {
+		trimmed := strings.TrimRight(u, ":.,;)")
+		for _, a := range known {
+			if !a.name && strings.Contains(a.old, "://") && strings.HasPrefix(trimmed, strings.TrimRight(a.old, "/")) {
+				return a.new + u[len(trimmed):]
+			}
+		}
+		return u
+	})
+	for _, a := range known {
 		msg = strings.ReplaceAll(msg, a.old, a.new)
 	}
 	return anyAddress.ReplaceAllString(msg, "<address>")
 }
 
-type addressName struct{ old, new string }
+// anyURL matches a URL as errors quote it.
+var anyURL = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>]+`)
+
+// addressName is a string that names an address and what a client is told
+// instead; name marks an upstream's name made from its address.
+type addressName struct {
+	old, new string
+	name     bool
+}
 
 // knownAddresses lists, longest first, the strings that name a runtime's
 // address — its upstream name when made from the address, its URL (as
@@ -70,14 +97,14 @@ func (s *Server) knownAddresses() []addressName {
 		}
 		for _, old := range []string{raw, strings.TrimRight(raw, "/"), redactURL(raw), u.Host, hostOnly(u.Host)} {
 			if old != "" && old != label && !strings.Contains(label, old) {
-				out = append(out, addressName{old, label})
+				out = append(out, addressName{old: old, new: label})
 			}
 		}
 	}
 	for _, u := range ups {
 		label := u.label()
 		if u.name != label {
-			out = append(out, addressName{u.name, label})
+			out = append(out, addressName{u.name, label, true})
 		}
 		add(u.be.BaseURL(), label)
 		add(u.cfg.URL, label)
