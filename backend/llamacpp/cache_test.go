@@ -322,3 +322,17 @@ func BenchmarkResendAfterSideRequest(b *testing.B) {
 		})
 	}
 }
+
+// A JSON Schema's conversion stops with the request: a client that left
+// gets its context's error, not a 400 about the schema.
+func TestRequestGrammarCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := requestGrammar(ctx, backend.CompleteRequest{JSONSchema: []byte(`{"type":"object","properties":{"a":{"type":"string"}}}`)})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err %v, want context.Canceled", err)
+	}
+	if g, err := requestGrammar(context.Background(), backend.CompleteRequest{JSONSchema: []byte(`{"type":"object"}`)}); err != nil || g == "" {
+		t.Errorf("a live request: %q, %v", g, err)
+	}
+}

@@ -178,7 +178,7 @@ func (m *model) release() { <-m.turn }
 // complete checks the request, waits for the context, decodes the prompt
 // and returns the stream that samples the answer.
 func (m *model) complete(ctx context.Context, req backend.CompleteRequest) (backend.Stream, error) {
-	gbnf, err := requestGrammar(req)
+	gbnf, err := requestGrammar(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -224,16 +224,21 @@ func (m *model) complete(ctx context.Context, req backend.CompleteRequest) (back
 }
 
 // requestGrammar is the GBNF the output must follow: Grammar as given, else
-// JSONSchema converted by package grammar; "" for none.
-func requestGrammar(req backend.CompleteRequest) (string, error) {
+// JSONSchema converted by package grammar under ctx (a client that leaves
+// stops a large schema's conversion: its error is ctx's, not a 400); "" for
+// none.
+func requestGrammar(ctx context.Context, req backend.CompleteRequest) (string, error) {
 	if req.Grammar != "" {
 		return req.Grammar, nil
 	}
 	if len(req.JSONSchema) == 0 {
 		return "", nil
 	}
-	g, _, err := grammar.FromJSONSchema(req.JSONSchema, grammar.Options{})
+	g, _, err := grammar.FromJSONSchemaContext(ctx, req.JSONSchema, grammar.Options{})
 	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
 		return "", badRequest("the JSON Schema cannot constrain the output: %v", err)
 	}
 	return g.String(), nil
