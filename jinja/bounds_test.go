@@ -42,6 +42,9 @@ func TestValueBounds(t *testing.T) {
 		{deep(40, "(ns.a, ns.a)") + `{{ {ns.a: 1} }}`, "a tuple key of"},
 		{deep(40, "[ns.a, ns.a]") + `{{ ns.a|pprint }}`, "a repr of"},
 		{deep(400, "[ns.a, x * 20000]") + `{{ ns.a|pprint }}`, "pprint: the reprs of the value's levels exceed"},
+		// Each item of a deep value's innermost list on a line indented by the depth.
+		{`{% set ns = namespace(a=[0] * 100000) %}{% for i in range(800) %}{% set ns.a = [ns.a] %}{% endfor %}` +
+			`{{ ns.a|pprint }}`, "pprint's output of"},
 	}
 	for _, c := range cases {
 		_, err := render(t, c.src, nil)
@@ -51,6 +54,14 @@ func TestValueBounds(t *testing.T) {
 		}
 		wantErr(t, c.src, err, kind, c.msg)
 	}
+}
+
+// str + str is bounded where the operator makes it, though a template's +
+// chains are joined by sumCode, which checks on its own.
+func TestAddBound(t *testing.T) {
+	half := strings.Repeat("x", maxValueBytes/2+1)
+	_, err := binary("+", half, half)
+	wantErr(t, "str + str", err, "LimitError", "a string of")
 }
 
 // Without a MaxDepth, macro calls nest up to the engine's ceiling, not
@@ -69,6 +80,13 @@ func TestEqualityOfSharedParts(t *testing.T) {
 	src := `{% set ns = namespace(a=[1], b=[1]) %}{% for i in range(60) %}{% set ns.a = [ns.a, ns.a] %}` +
 		`{% set ns.b = [ns.b, ns.b] %}{% endfor %}{{ ns.a == ns.b }} {{ ns.a == ns.a }} {{ [ns.a] in [[ns.b]] }}`
 	if out, err := render(t, src, nil); out != "True True True" || err != nil {
+		t.Errorf("got %q, %v", out, err)
+	}
+	// Python's own answers, which only the identity shortcut gives: NaN is
+	// not equal to itself, a list holding it is.
+	src = `{% set n = 'nan' %}{% set l = [n|float] %}{{ l == l }} {{ [l] == [l] }} {{ l == [n|float] }} {{ l in [l] }}` +
+		` {% set d = {'a': n|float} %}{{ d == d }}`
+	if out, err := render(t, src, nil); out != "True True False True True" || err != nil {
 		t.Errorf("got %q, %v", out, err)
 	}
 }

@@ -13,11 +13,15 @@ func TestIntOverflow(t *testing.T) {
 		`{{ (-n - 1)|abs }}`, `{{ [n, 1]|sum }}`, `{{ 99999999999999999999 }}`, `{{ -99999999999999999999 }}`,
 		`{{ x.99999999999999999999 }}`, `{{ '99999999999999999999'|int }}`, `{{ '-0x8000000000000001'|int(base=16) }}`,
 		`{{ 1e19|int }}`, `{{ '1e19'|int }}`, `{{ 1e19|round|int }}`, `{{ n|round(-1) }}`, `{{ x * 2 ** 64 }}`,
-		`{{ range(0, n, n)[::n] }}`, `{{ range(-n, n, n)[::4] }}`, `{{ -1e30|filesizeformat }}`,
+		`{{ range(0, n, n)[::n] }}`, `{{ range(-n, n, n)[::4] }}`, `{{ range(0, n, 2**62)[0:2] }}`,
+		`{{ -1e30|filesizeformat }}`,
 	} {
 		_, err := render(t, src, nil)
 		wantErr(t, src, err, "LimitError", "integer too large for this engine")
 	}
+	// A range longer than an int can count is still too long for the sandbox.
+	_, err := render(t, `{{ range(-n - 1, n)|length }}`, nil)
+	wantErr(t, "range(-n - 1, n)", err, "OverflowError", "Range too big")
 	for src, want := range map[string]string{
 		`{{ 2 ** 62 }}`: "4611686018427387904", `{{ -2 ** 63 }}`: "-9223372036854775808", `{{ n }}`: "9223372036854775807",
 		`{{ -9223372036854775808 }}`: "-9223372036854775808", `{{ -n - 1 }}`: "-9223372036854775808",
