@@ -65,6 +65,10 @@ func TestServeStartupAndRequestLines(t *testing.T) {
 	for _, format := range []string{"text", "json"} {
 		t.Run(format, func(t *testing.T) {
 			lines := serveLines(t, "-no-discover", "-model", model, "-threads", "1", "-log-format", format)
+			// The model named with its file and size before it loads, then
+			// what it was loaded with.
+			awaitLine(t, lines, "loading tiny-qwen3-toolcall ("+model+", ")
+			awaitLine(t, lines, "model tiny-qwen3-toolcall loaded", "1 threads", "4 cached conversations")
 			l, _ := awaitLine(t, lines, "serving", "on http://")
 			_, rest, _ := strings.Cut(l, "on http://")
 			base := "http://" + strings.Fields(rest)[0]

@@ -69,7 +69,14 @@ type Options struct {
 type Engine struct {
 	models []*model
 	byID   map[string]*model
+	// threads and slots are each model's, defaults filled in.
+	threads, slots int
 }
+
+// Threads is how many threads each model decodes with, and Slots how many
+// conversations each keeps cached (the defaults filled in).
+func (e *Engine) Threads() int { return e.threads }
+func (e *Engine) Slots() int   { return e.slots }
 
 var _ backend.Backend = (*Engine)(nil)
 
@@ -98,7 +105,7 @@ func New(opts Options) (*Engine, error) {
 	if opts.Threads == 0 {
 		opts.Threads = max(1, runtime.NumCPU()/2)
 	}
-	e := &Engine{byID: map[string]*model{}}
+	e := &Engine{byID: map[string]*model{}, threads: opts.Threads, slots: opts.Slots}
 	for _, p := range opts.Models {
 		id := ModelID(p)
 		if n := opts.Names[p]; n != "" {

@@ -216,7 +216,7 @@ func runServe(args []string, e *env) int {
 		defer eng.Close()
 		ms, _ := eng.Models(context.Background())
 		for _, m := range ms {
-			fmt.Fprintf(e.stderr, "dragoman: model %s loaded in this process (context %d tokens)\n", m.ID, m.ContextLength)
+			fmt.Fprintf(e.stderr, "dragoman: model %s loaded in this process (context %d tokens, %d threads, %d cached conversations)\n", m.ID, m.ContextLength, eng.Threads(), eng.Slots())
 		}
 		fmt.Fprintf(e.stderr, "dragoman: llama.cpp ready in %s\n", time.Since(start).Round(time.Millisecond))
 		hooks.Backends = []backend.Backend{eng}
