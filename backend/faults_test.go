@@ -126,7 +126,9 @@ func TestStreamFaults(t *testing.T) {
 					t.Errorf("text %q err %v, want the text then the line limit", text, err)
 				}
 			}},
-		{"flood of empty lines", func(d dialect) string { return d.text("Hel") + strings.Repeat(d.text(""), 4*MaxStreamBytes/len(d.text(""))) },
+		{"flood of empty lines", func(d dialect) string {
+			return d.text("Hel") + strings.Repeat(d.text(""), 4*MaxStreamBytes/len(d.text("")))
+		},
 			func(t *testing.T, text string, finish chat.FinishReason, err error) {
 				if err == nil || !strings.Contains(err.Error(), "MaxStreamBytes") || text != "Hel" {
 					t.Errorf("text %q err %v, want the text then the stream limit", text, err)
