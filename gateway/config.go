@@ -19,6 +19,10 @@ type Config struct {
 	// APIKey, when set, is required from clients as "Authorization: Bearer
 	// KEY" or "x-api-key: KEY".
 	APIKey string `json:"api_key,omitempty"`
+	// ExposeAddresses lets errors a client sees name the runtimes'
+	// addresses, which are otherwise replaced by the runtimes' names: for a
+	// gateway whose only client is its user (dragoman diff).
+	ExposeAddresses bool `json:"expose_addresses,omitempty"`
 	// AllowedHosts are the host names clients reach the gateway by, beyond
 	// loopback names and the listen address (a request for another Host, or
 	// from a page of another Origin, is refused: DNS rebinding). Empty on a

@@ -29,8 +29,8 @@ func (e *publicError) Unwrap() error { return e.err }
 // (one a runtime's own error names, a host a lookup failed for) replaced by
 // "<address>". An error that names no address is returned as it is.
 func (s *Server) public(err error) error {
-	if err == nil {
-		return nil
+	if err == nil || s.cfg.ExposeAddresses {
+		return err
 	}
 	msg := err.Error()
 	out := s.scrubAddresses(msg)

@@ -213,7 +213,7 @@ func runSide(spec, tmpl string, req map[string]json.RawMessage, e *env) (*diffSi
 	if tmpl != "" {
 		u.Templates = map[string]string{model: tmpl}
 	}
-	srv, err := gateway.New(gateway.Config{Upstreams: []gateway.Upstream{u}, NoDiscover: true, Now: e.getenv("DRAGOMAN_NOW")}, gateway.Hooks{})
+	srv, err := gateway.New(gateway.Config{Upstreams: []gateway.Upstream{u}, NoDiscover: true, Now: e.getenv("DRAGOMAN_NOW"), ExposeAddresses: true}, gateway.Hooks{})
 	if err != nil {
 		return nil, err
 	}
@@ -404,8 +404,12 @@ func printDiff(w io.Writer, rep *diffReport) {
 	cb, _ := json.MarshalIndent(b.Calls, "", "  ")
 	section("tool_calls", string(ca), string(cb))
 	section("content", a.Content, b.Content)
-	if rep.Fields["error"] == "differs" {
+	switch {
+	case rep.Fields["error"] == "differs":
 		section("error", a.Error, b.Error)
+	case a.Error != "":
+		// Both sides failed alike: the reason is still the answer.
+		fmt.Fprintf(w, "== error: same, on both sides: %s\n", a.Error)
 	}
 	fmt.Fprintf(w, "\nverdict: %s\n", rep.Verdict)
 }
