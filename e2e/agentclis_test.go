@@ -190,12 +190,14 @@ func TestClaudeCodeToolRound(t *testing.T) {
 	base, model := startAgentGateway(t)
 	env := []string{"ANTHROPIC_BASE_URL=" + base, "ANTHROPIC_API_KEY=unused", "ANTHROPIC_MODEL=" + model,
 		"ANTHROPIC_SMALL_FAST_MODEL=" + model, "ANTHROPIC_DEFAULT_HAIKU_MODEL=" + model, "ANTHROPIC_DEFAULT_SONNET_MODEL=" + model,
-		"CLAUDE_CODE_MAX_OUTPUT_TOKENS=384", "DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1"}
+		"CLAUDE_CODE_MAX_OUTPUT_TOKENS=1024", "DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1"}
 	// The scripted model's call of a tool it was not given is forced by the
 	// grammar into one of Claude Code's, whose strings it may then not
-	// close: answers are kept short (384 tokens: a 1024-token answer took
-	// 60-100 s on a loaded 2-core machine, two of them more than the three
-	// minutes once allowed), and the session has five minutes.
+	// close before the output limit: Claude Code goes on after such an
+	// answer at 1024 tokens (at 384 it gives up: "exceeded the output token
+	// maximum"), and a 1024-token answer took 60-100 s on a loaded 2-core
+	// machine, two of them more than the three minutes once allowed; the
+	// session has five.
 	printed := runAgent(t, claude, []string{"-p", "What's the weather in Paris?", "--max-turns", "2"}, env, 5*time.Minute)
 	traces, first, next := toolRound(t, base, "anthropic")
 	checkToolRound(t, traces, first, next, `"name": "Bash"`, printed)

@@ -151,6 +151,7 @@ type fakeStream struct {
 
 func (s *fakeStream) Next() (backend.Chunk, error) {
 	if err := s.ctx.Err(); err != nil {
+		s.onCancel()
 		return backend.Chunk{}, err // a real stream ends once its request is cancelled
 	}
 	if len(s.chunks) > 0 {
