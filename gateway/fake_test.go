@@ -52,6 +52,10 @@ type fakeRuntime struct {
 	infoFailures int
 	infoGate     chan struct{}
 	infos        int // ModelInfo calls
+	// stopsOnCancel makes a stream end at its next chunk once its request
+	// is cancelled, as a real runtime's does; otherwise the script's chunks
+	// come out whatever happens (what the runtime had sent already).
+	stopsOnCancel bool
 }
 
 func (f *fakeRuntime) Kind() backend.Kind { return f.kind }
@@ -123,7 +127,7 @@ func (f *fakeRuntime) Complete(ctx context.Context, req backend.CompleteRequest)
 }
 
 func (f *fakeRuntime) stream(ctx context.Context) *fakeStream {
-	return &fakeStream{ctx: ctx, chunks: f.script, err: f.err, block: f.block, onCancel: func() {
+	return &fakeStream{ctx: ctx, chunks: f.script, err: f.err, block: f.block, stopsOnCancel: f.stopsOnCancel, onCancel: func() {
 		if f.cancelled != nil {
 			f.cancelledOnce.Do(func() { close(f.cancelled) })
 		}
@@ -141,16 +145,17 @@ func (f *fakeRuntime) Chat(ctx context.Context, req *chat.Request) (backend.Stre
 }
 
 type fakeStream struct {
-	ctx      context.Context
-	chunks   []backend.Chunk
-	err      error
-	block    bool
-	closed   bool
-	onCancel func()
+	ctx           context.Context
+	stopsOnCancel bool
+	chunks        []backend.Chunk
+	err           error
+	block         bool
+	closed        bool
+	onCancel      func()
 }
 
 func (s *fakeStream) Next() (backend.Chunk, error) {
-	if err := s.ctx.Err(); err != nil {
+	if err := s.ctx.Err(); err != nil && s.stopsOnCancel {
 		s.onCancel()
 		return backend.Chunk{}, err // a real stream ends once its request is cancelled
 	}

@@ -104,6 +104,7 @@ func TestSlowReaderIsNotIdleRuntime(t *testing.T) {
 	}
 	script = append(script, backend.Chunk{FinishReason: chat.FinishStop})
 	rt := qwenRuntime(script...)
+	rt.stopsOnCancel = true // a cut would show
 	ts := newFakeGateway(t, Config{Limits: Limits{IdleTimeout: Duration(100 * time.Millisecond)}}, rt)
 	resp := postGuarded(t, ts.URL+"/v1/chat/completions", chatBody(`"stream":true`))
 	defer resp.Body.Close()
