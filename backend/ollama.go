@@ -9,10 +9,10 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/dragoman-dev/dragoman/chat"
+	"github.com/dragoman-dev/dragoman/ondisk"
 )
 
 // OllamaBackend speaks Ollama's native API (/api/*). Facts from Ollama
@@ -112,38 +112,19 @@ func showContextLength(mi map[string]json.RawMessage) int {
 	return 0
 }
 
-var sha256Digest = regexp.MustCompile(`^sha256[:-][0-9a-fA-F]{64}$`)
-
-// ollamaGGUFPath finds a model's weights in Ollama's store: the manifest at
-// manifests/<host>/<namespace>/<model>/<tag> lists layers; the one of media
-// type application/vnd.ollama.image.model is the GGUF, stored as
-// blobs/sha256-<hex>. Returns "" unless that file exists.
+// ollamaGGUFPath finds a model's weights in Ollama's store, as
+// ondisk.OllamaWeights reads a manifest. Returns "" unless that file exists.
 func ollamaGGUFPath(modelsDir, name string) string {
 	rel, ok := ollamaManifestPath(name)
 	if modelsDir == "" || !ok {
 		return ""
 	}
-	b, err := os.ReadFile(filepath.Join(modelsDir, "manifests", rel))
-	if err != nil {
+	p, ok := ondisk.OllamaWeights(modelsDir, filepath.Join(modelsDir, "manifests", rel))
+	if !ok {
 		return ""
 	}
-	var man struct {
-		Layers []struct {
-			MediaType string `json:"mediaType"`
-			Digest    string `json:"digest"`
-		} `json:"layers"`
-	}
-	if json.Unmarshal(b, &man) != nil {
-		return ""
-	}
-	for _, l := range man.Layers {
-		if l.MediaType != "application/vnd.ollama.image.model" || !sha256Digest.MatchString(l.Digest) {
-			continue
-		}
-		p := filepath.Join(modelsDir, "blobs", strings.Replace(l.Digest, ":", "-", 1))
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			return p
-		}
+	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+		return p
 	}
 	return ""
 }

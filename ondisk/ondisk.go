@@ -232,7 +232,7 @@ func ollama(store string) []Model {
 		if len(parts) != 4 {
 			return nil
 		}
-		blob, ok := ollamaWeights(store, p)
+		blob, ok := OllamaWeights(store, p)
 		if !ok {
 			return nil
 		}
@@ -250,7 +250,11 @@ func ollama(store string) []Model {
 
 var sha256Digest = regexp.MustCompile(`^sha256[:-][0-9a-fA-F]{64}$`)
 
-func ollamaWeights(store, manifest string) (string, bool) {
+// OllamaWeights reads the manifest file of a model in Ollama's store and
+// returns where its weights layer (media type
+// application/vnd.ollama.image.model) is stored: blobs/sha256-HEX. The file
+// may not exist.
+func OllamaWeights(store, manifest string) (string, bool) {
 	b, err := os.ReadFile(manifest)
 	if err != nil {
 		return "", false
