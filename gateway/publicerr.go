@@ -42,7 +42,10 @@ func (s *Server) public(err error) error {
 
 // anyAddress matches what is left of an address once the known ones are
 // replaced: URLs, IPv4 and bracketed IPv6 addresses with or without a port.
-var anyAddress = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>]+|\[[0-9a-fA-F:.]+\](:\d+)?|\b\d{1,3}(\.\d{1,3}){3}(:\d+)?\b`)
+var anyAddress = regexp.MustCompile(urlPattern + `|\[[0-9a-fA-F:.]+\](:\d+)?|\b\d{1,3}(\.\d{1,3}){3}(:\d+)?\b`)
+
+// urlPattern is a URL as errors quote it.
+const urlPattern = `[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>]+`
 
 func (s *Server) scrubAddresses(msg string) string {
 	known := s.knownAddresses()
@@ -70,8 +73,8 @@ func (s *Server) scrubAddresses(msg string) string {
 	return anyAddress.ReplaceAllString(msg, "<address>")
 }
 
-// anyURL matches a URL as errors quote it.
-var anyURL = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>]+`)
+// anyURL matches a URL.
+var anyURL = regexp.MustCompile(urlPattern)
 
 // addressName is a string that names an address and what a client is told
 // instead; name marks an upstream's name made from its address.
