@@ -69,6 +69,16 @@ type Limits struct {
 	// IdleTimeout is how long a runtime may send nothing once its answer has
 	// begun; default 2m. Past it the answer ends as a break-off.
 	IdleTimeout Duration `json:"idle_timeout,omitempty"`
+	// AnswerTimeout is how long a runtime's whole answer may take, from the
+	// request sent to its last chunk; default 1h (a long answer of a slow
+	// model on a CPU fits; a runtime that drips forever does not). Past it
+	// the answer ends as a break-off, with everything up to there delivered,
+	// or a 504 if it had not begun.
+	AnswerTimeout Duration `json:"answer_timeout,omitempty"`
+	// ConnectTimeout is how long connecting to a runtime may take, TLS
+	// included; default 10s. Past it the next upstream serving the model is
+	// tried, or the client gets a 502.
+	ConnectTimeout Duration `json:"connect_timeout,omitempty"`
 	// MaxAnswerBytes bounds an answer's text and reasoning; default 64 MiB.
 	// Past it the runtime is cut off and the answer ends as a break-off,
 	// with everything up to there delivered.
@@ -218,6 +228,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Limits.IdleTimeout == 0 {
 		c.Limits.IdleTimeout = Duration(2 * time.Minute)
+	}
+	if c.Limits.AnswerTimeout == 0 {
+		c.Limits.AnswerTimeout = Duration(time.Hour)
+	}
+	if c.Limits.ConnectTimeout == 0 {
+		c.Limits.ConnectTimeout = Duration(10 * time.Second)
 	}
 	if c.Limits.MaxAnswerBytes == 0 {
 		c.Limits.MaxAnswerBytes = 64 << 20

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/dragoman-dev/dragoman/backend"
 	"github.com/dragoman-dev/dragoman/chat"
@@ -56,6 +57,9 @@ type fakeRuntime struct {
 	// is cancelled, as a real runtime's does; otherwise the script's chunks
 	// come out whatever happens (what the runtime had sent already).
 	stopsOnCancel bool
+	// drip, after the script, sends a "." every millisecond until the
+	// request is cancelled: a runtime that never finishes, never quiet.
+	drip bool
 }
 
 func (f *fakeRuntime) Kind() backend.Kind { return f.kind }
@@ -127,7 +131,7 @@ func (f *fakeRuntime) Complete(ctx context.Context, req backend.CompleteRequest)
 }
 
 func (f *fakeRuntime) stream(ctx context.Context) *fakeStream {
-	return &fakeStream{ctx: ctx, chunks: f.script, err: f.err, block: f.block, stopsOnCancel: f.stopsOnCancel, onCancel: func() {
+	return &fakeStream{ctx: ctx, chunks: f.script, err: f.err, block: f.block, drip: f.drip, stopsOnCancel: f.stopsOnCancel, onCancel: func() {
 		if f.cancelled != nil {
 			f.cancelledOnce.Do(func() { close(f.cancelled) })
 		}
@@ -150,6 +154,7 @@ type fakeStream struct {
 	chunks        []backend.Chunk
 	err           error
 	block         bool
+	drip          bool
 	closed        bool
 	onCancel      func()
 }
@@ -168,6 +173,15 @@ func (s *fakeStream) Next() (backend.Chunk, error) {
 		<-s.ctx.Done()
 		s.onCancel()
 		return backend.Chunk{}, s.ctx.Err()
+	}
+	if s.drip {
+		select {
+		case <-s.ctx.Done():
+			s.onCancel()
+			return backend.Chunk{}, s.ctx.Err()
+		case <-time.After(time.Millisecond):
+			return backend.Chunk{Text: "."}, nil
+		}
 	}
 	if s.err != nil {
 		return backend.Chunk{}, s.err

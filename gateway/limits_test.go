@@ -2,8 +2,12 @@ package gateway
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -122,4 +126,85 @@ func TestSlowReaderIsNotIdleRuntime(t *testing.T) {
 	if !done || content != 800*len(piece) {
 		t.Errorf("[DONE] %v, %d of %d bytes", done, content, 800*len(piece))
 	}
+}
+
+// A runtime that keeps its answer alive for ever, a chunk well inside the
+// idle limit each time, is cut off after limits.answer_timeout: what it
+// sent is delivered and the limit named.
+func TestAnswerThatNeverEnds(t *testing.T) {
+	rt := qwenRuntime(backend.Chunk{Text: "Going"})
+	rt.drip = true
+	ts := newFakeGateway(t, Config{Limits: Limits{AnswerTimeout: Duration(100 * time.Millisecond)}}, rt)
+	resp := postGuarded(t, ts.URL+"/v1/chat/completions", chatBody(""))
+	v := decodeBody(t, resp)
+	content, _ := path(v, "partial", "message", "content").(string)
+	if resp.StatusCode != 502 || !strings.HasPrefix(content, "Going.") || !strings.Contains(toJSON(t, v), "limits.answer_timeout") {
+		t.Errorf("%d %v", resp.StatusCode, v)
+	}
+}
+
+// A runtime that has not begun when limits.answer_timeout passes (it is
+// shorter than the header limit here) gets a 504 naming that limit.
+func TestAnswerTimeoutBeforeHeaders(t *testing.T) {
+	rt := qwenRuntime()
+	rt.startBlock = true
+	ts := newFakeGateway(t, Config{Limits: Limits{AnswerTimeout: Duration(50 * time.Millisecond)}}, rt)
+	resp := postGuarded(t, ts.URL+"/v1/chat/completions", chatBody(""))
+	v := decodeBody(t, resp)
+	if msg, _ := path(v, "error", "message").(string); resp.StatusCode != 504 || !strings.Contains(msg, "limits.answer_timeout") {
+		t.Errorf("%d %v", resp.StatusCode, v)
+	}
+}
+
+// A runtime whose address takes connections and never completes them (its
+// accept queue full) is given up on after limits.connect_timeout, and the
+// client is told which limit it met. This goes through the gateway's real
+// HTTP client, not a fake runtime.
+func TestConnectTimeout(t *testing.T) {
+	addr := unresponsiveAddress(t)
+	s, err := New(Config{NoDiscover: true, Limits: Limits{ConnectTimeout: Duration(200 * time.Millisecond)},
+		Upstreams: []Upstream{{URL: "http://" + addr, Kind: "ollama"}}}, Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ts := httptest.NewServer(s)
+	t.Cleanup(ts.Close)
+	resp := postGuarded(t, ts.URL+"/v1/chat/completions", chatBody(""))
+	v := decodeBody(t, resp)
+	if resp.StatusCode < 500 || !strings.Contains(toJSON(t, v), "limits.connect_timeout") {
+		t.Errorf("%d %v", resp.StatusCode, v)
+	}
+}
+
+// unresponsiveAddress is a loopback address whose connections hang: a
+// listening socket with the smallest accept queue, never accepted from and
+// filled, so that the kernel drops further connection attempts (Linux).
+func unresponsiveAddress(t *testing.T) string {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Skipf("no socket: %v", err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Listen(fd, 0); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
+	for range 16 {
+		c, err := net.DialTimeout("tcp", addr, 300*time.Millisecond)
+		if err != nil {
+			return addr // the queue is full: this attempt hung
+		}
+		t.Cleanup(func() { c.Close() })
+	}
+	t.Skip("the kernel kept accepting connections into a full queue: no way to make a connection hang here")
+	return ""
 }

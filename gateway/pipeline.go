@@ -98,6 +98,11 @@ func (s *Server) run(ctx context.Context, req *chat.Request, rec *trace.Record, 
 	client := ctx
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	// However the runtime keeps the answer alive (a chunk now and then, just
+	// inside the idle limit), the whole answer has a limit of its own.
+	answerWait := time.Duration(s.cfg.Limits.AnswerTimeout)
+	deadline := time.AfterFunc(answerWait, func() { cancel(errAnswerTimeout) })
+	defer deadline.Stop()
 	for i, rt := range routes {
 		x := &exchange{s: s, client: client, req: req, rec: rec, out: out, pending: map[int]*chat.ToolCall{}, rt: rt}
 		rt.up.inFlight.Add(1)
@@ -112,6 +117,10 @@ func (s *Server) run(ctx context.Context, req *chat.Request, rec *trace.Record, 
 			}
 			rt.up.inFlight.Add(-1)
 			return &upstreamError{status: http.StatusGatewayTimeout, err: fmt.Errorf("%s did not begin its answer within %s (limits.response_header_timeout)", rt.up.name, wait)}
+		}
+		if err != nil && errors.Is(context.Cause(ctx), errAnswerTimeout) {
+			rt.up.inFlight.Add(-1)
+			return &upstreamError{status: http.StatusGatewayTimeout, err: fmt.Errorf("%s did not answer within %s (limits.answer_timeout)", rt.up.name, answerWait)}
 		}
 		if err != nil {
 			rt.up.inFlight.Add(-1)
@@ -544,11 +553,13 @@ func responseSchema(rf *chat.ResponseFormat) json.RawMessage {
 	return json.RawMessage(`{"type":"object"}`)
 }
 
-// errIdle and errHeaderTimeout are why the gateway cancelled a runtime's
-// request itself (context.Cause), as opposed to the client leaving.
+// errIdle, errHeaderTimeout and errAnswerTimeout are why the gateway
+// cancelled a runtime's request itself (context.Cause), as opposed to the
+// client leaving.
 var (
 	errIdle          = errors.New("the runtime went quiet (limits.idle_timeout)")
 	errHeaderTimeout = errors.New("the runtime did not begin (limits.response_header_timeout)")
+	errAnswerTimeout = errors.New("the answer took too long (limits.answer_timeout)")
 )
 
 // pump moves chunks from the upstream to the client until the stream ends.
@@ -588,8 +599,11 @@ func (x *exchange) pump(ctx context.Context, cancel context.CancelCauseFunc, str
 			if x.client.Err() != nil {
 				return x.left()
 			}
-			if errors.Is(context.Cause(ctx), errIdle) {
+			switch cause := context.Cause(ctx); {
+			case errors.Is(cause, errIdle):
 				err = fmt.Errorf("the runtime sent nothing for %s (limits.idle_timeout)", idleTimeout)
+			case errors.Is(cause, errAnswerTimeout):
+				err = fmt.Errorf("the answer was not done after %s (limits.answer_timeout)", time.Duration(limits.AnswerTimeout))
 			}
 			return x.broken(err)
 		}

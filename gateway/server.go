@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -58,6 +59,7 @@ type Server struct {
 	// responses keeps recent Responses API answers (previous_response_id).
 	responses *responseStore
 	now       func() time.Time // the templates' clock; nil is the real one
+	client    *http.Client     // to every runtime (newUpstreamClient)
 
 	mu           sync.Mutex
 	configured   []*upstream
@@ -106,12 +108,15 @@ func New(cfg Config, hooks Hooks) (*Server, error) {
 			return nil, fmt.Errorf("upstream %s: unknown runtime kind %q: want %s, or none to recognise it", redactURL(u.URL), u.Kind, kindNames)
 		}
 	}
+	s.client = newUpstreamClient(cfg.Limits)
 	if s.hooks.Connect == nil {
-		s.hooks.Connect = connectUpstream
+		s.hooks.Connect = func(ctx context.Context, u Upstream) (backend.Backend, error) {
+			return connectUpstream(ctx, u, s.client)
+		}
 	}
 	if s.hooks.Discover == nil {
 		s.hooks.Discover = func(ctx context.Context) []backend.Backend {
-			return backend.Discover(ctx, upstreamClient)
+			return backend.Discover(ctx, s.client)
 		}
 	}
 	s.routes()
@@ -130,6 +135,7 @@ func (s *Server) Close() error {
 	s.bgMu.Unlock()
 	s.stop()
 	s.bg.Wait()
+	s.client.CloseIdleConnections()
 	return nil
 }
 
@@ -331,17 +337,30 @@ func newUpstream(c Upstream, be backend.Backend) *upstream {
 	return &upstream{name: name, cfg: c, be: be, prepared: map[string]*modelState{}}
 }
 
-// upstreamClient is the gateway's client for every runtime. Its pool keeps
-// enough idle connections per runtime for a busy gateway: with the default
-// two, most connections would be closed after one request and reopened (a
-// 256-client load test opened one per request and left thousands of sockets
-// in TIME_WAIT).
-var upstreamClient = &http.Client{Transport: func() http.RoundTripper {
+// newUpstreamClient is the gateway's client for every runtime. Its pool
+// keeps enough idle connections per runtime for a busy gateway: with the
+// default two, most connections would be closed after one request and
+// reopened (a 256-client load test opened one per request and left
+// thousands of sockets in TIME_WAIT). Connecting is bounded by
+// limits.connect_timeout; what comes after it by the pipeline's own limits.
+func newUpstreamClient(limits Limits) *http.Client {
+	wait := time.Duration(limits.ConnectTimeout)
+	dialer := &net.Dialer{Timeout: wait, KeepAlive: 30 * time.Second}
 	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dialer.DialContext(ctx, network, addr)
+		var ne net.Error
+		if err != nil && ctx.Err() == nil && errors.As(err, &ne) && ne.Timeout() {
+			// Said in the gateway's words: Go's "i/o timeout" names no limit.
+			return nil, fmt.Errorf("no connection within %s (limits.connect_timeout): %w", wait, err)
+		}
+		return c, err
+	}
+	t.TLSHandshakeTimeout = wait
 	t.MaxIdleConns = 0 // no overall limit
 	t.MaxIdleConnsPerHost = 1024
-	return t
-}()}
+	return &http.Client{Transport: t}
+}
 
 // kindNames lists the runtime kinds an upstream may name.
 const kindNames = "ollama, llama-server, lmstudio, vllm, sglang, mlx-lm or openai"
@@ -384,14 +403,14 @@ func checkUpstreamURL(raw string) error {
 
 // connectUpstream builds a configured upstream's backend, recognising the
 // runtime when the config does not name it.
-func connectUpstream(ctx context.Context, u Upstream) (backend.Backend, error) {
+func connectUpstream(ctx context.Context, u Upstream, client *http.Client) (backend.Backend, error) {
 	kind := backend.Kind(u.Kind)
 	switch kind {
 	case backend.Ollama, backend.LlamaServer, backend.LMStudio, backend.VLLM, backend.SGLang, backend.MLX, backend.OpenAI:
 	case "":
 		dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
-		k, err := backend.Detect(dctx, u.URL, upstreamClient)
+		k, err := backend.Detect(dctx, u.URL, client)
 		if err != nil {
 			return nil, err
 		}
@@ -399,7 +418,7 @@ func connectUpstream(ctx context.Context, u Upstream) (backend.Backend, error) {
 	default:
 		return nil, fmt.Errorf("unknown runtime kind %q: want ollama, llama-server, lmstudio, vllm, sglang, mlx-lm or openai", u.Kind)
 	}
-	return backend.New(kind, u.URL, u.APIKey, upstreamClient), nil
+	return backend.New(kind, u.URL, u.APIKey, client), nil
 }
 
 // openAIModel is a model in OpenAI's /v1/models shape.
@@ -474,6 +493,10 @@ func (s *Server) Survey(ctx context.Context) []Found {
 
 // handleModels lists the models (GET /v1/models).
 func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
+	if wantsCodexModels(r) {
+		s.handleCodexModels(w, r) // Codex CLI's catalog shape (codexmodels.go)
+		return
+	}
 	writeJSON(w, http.StatusOK, struct {
 		Object string        `json:"object"`
 		Data   []openAIModel `json:"data"`
