@@ -124,6 +124,7 @@ var (
 	llamaModelNCtxTrain      func(m llamaModel) int32
 	llamaNCtx                func(c llamaContext) uint32
 	llamaNBatch              func(c llamaContext) uint32
+	llamaNUbatch             func(c llamaContext) uint32
 	llamaNCtxSeq             func(c llamaContext) uint32 // the context one sequence may use: n_ctx with a unified KV cache
 	llamaNSeqMax             func(c llamaContext) uint32
 	llamaModelIsRecurrent    func(m llamaModel) bool

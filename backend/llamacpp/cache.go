@@ -1,7 +1,5 @@
 package llamacpp
 
-import "unsafe"
-
 // Prompt-prefix reuse, in several slots. Agents resend the whole
 // conversation with every request, so a prompt usually starts with an
 // earlier one (and often with the answer that followed it); and they send
@@ -30,10 +28,16 @@ import "unsafe"
 // suffix, into its own sequence (a llama_batch with explicit positions and
 // sequence id).
 //
+// Running requests (sched.go) each own a slot until they end: take chooses
+// among the idle slots only, and no other request clears, evicts or
+// decodes into a busy one (a prefix may be copied from it: its tokens up
+// to the prefix's end do not change). There is always an idle slot, since
+// at most one request runs per slot.
+//
 // When the cells are all taken (llama_decode returns 1: no room for the
-// batch, nothing decoded), the least recently used other slots are cleared
-// one by one and the batch decoded again; only with no other slot left to
-// clear does the request fail.
+// batch, nothing decoded), the least recently used idle slots are cleared
+// one by one and the batch decoded again; only with no idle slot left to
+// clear does a request fail (step.go: the newest in the batch).
 //
 // A slot's cached is only ever what llama.cpp holds: a token is appended
 // after the llama_decode that put it there returned 0, a failed decode
@@ -56,6 +60,7 @@ type slot struct {
 	seq    int32
 	cached []llamaToken
 	used   uint64 // the model's clock when a request last took it; 0: never
+	busy   bool   // a running request owns it
 }
 
 // commonPrefix is the length of the longest common prefix of a and b.
@@ -69,17 +74,21 @@ func commonPrefix(a, b []llamaToken) int {
 	return n
 }
 
-// take chooses the slot for prompt and prepares it (see above): it returns
-// the slot and how many of the prompt's tokens it holds already, at most
-// all but the last; everything after them is removed from its sequence.
-// With noReuse every slot is cleared and the request starts from an empty
-// cache, as with one slot before.
+// take chooses an idle slot for prompt and prepares it (see above): it
+// returns the slot and how many of the prompt's tokens it holds already, at
+// most all but the last; everything after them is removed from its
+// sequence. With noReuse every idle slot is cleared and the request starts
+// from an empty cache.
 func (m *model) take(prompt []llamaToken) (*slot, int) {
 	m.clock++
 	mem := llamaGetMemory(m.lctx)
 	if m.noReuse {
-		m.clearAll()
-		sl := m.slots[0]
+		for _, sl := range m.slots {
+			if !sl.busy {
+				m.clear(sl)
+			}
+		}
+		sl := m.lru()
 		sl.used = m.clock
 		return sl, 0
 	}
@@ -92,17 +101,18 @@ func (m *model) take(prompt []llamaToken) (*slot, int) {
 		}
 	}
 	target := best
-	if best == nil || keep < len(best.cached) {
-		// best would lose tokens: an empty slot takes the request instead,
-		// else the least recently used one unless best keeps at least half.
+	if best == nil || best.busy || keep < len(best.cached) {
+		// best runs a request, or would lose tokens: an empty slot takes
+		// the request instead, else the least recently used idle one unless
+		// best is idle and keeps at least half.
 		if empty := m.empty(); empty != nil {
 			target = empty
-		} else if best == nil || 2*keep < len(best.cached) {
+		} else if best == nil || best.busy || 2*keep < len(best.cached) {
 			target = m.lru()
 		}
 		if target != best {
 			m.clear(target)
-			if best == nil || !m.canCopy || len(best.cached) < keep { // (clear may have emptied every slot)
+			if best == nil || !m.canCopy {
 				keep = 0
 			} else {
 				llamaMemorySeqCp(mem, best.seq, target.seq, 0, int32(keep))
@@ -122,97 +132,41 @@ func (m *model) take(prompt []llamaToken) (*slot, int) {
 	return target, keep
 }
 
-// empty is a slot that holds nothing, or nil.
+// empty is an idle slot that holds nothing, or nil.
 func (m *model) empty() *slot {
 	for _, sl := range m.slots {
-		if len(sl.cached) == 0 {
+		if !sl.busy && len(sl.cached) == 0 {
 			return sl
 		}
 	}
 	return nil
 }
 
-// lru is the least recently used slot.
+// lru is the least recently used idle slot (there is always one: see
+// above).
 func (m *model) lru() *slot {
-	lru := m.slots[0]
-	for _, sl := range m.slots[1:] {
-		if sl.used < lru.used {
+	var lru *slot
+	for _, sl := range m.slots {
+		if !sl.busy && (lru == nil || sl.used < lru.used) {
 			lru = sl
 		}
 	}
 	return lru
 }
 
-// clear removes sl's sequence from the memory; should llama.cpp refuse, the
-// whole memory is cleared.
+// clear removes sl's sequence from the memory. (llama.h: removing a whole
+// sequence never fails, so the other slots, running or not, keep theirs.)
 func (m *model) clear(sl *slot) {
 	sl.cached = sl.cached[:0]
-	if !llamaMemorySeqRm(llamaGetMemory(m.lctx), sl.seq, -1, -1) {
-		m.clearAll()
-	}
+	llamaMemorySeqRm(llamaGetMemory(m.lctx), sl.seq, -1, -1)
 }
 
-// clearAll empties the memory and every slot.
+// clearAll empties the memory and every slot; only when nothing runs
+// (tests).
 func (m *model) clearAll() {
 	llamaMemoryClear(llamaGetMemory(m.lctx), true)
 	for _, sl := range m.slots {
 		sl.cached = sl.cached[:0]
-	}
-}
-
-// evictFor clears the least recently used slot other than sl that holds
-// tokens, to make room for sl's batch; false when there is none.
-func (m *model) evictFor(sl *slot) bool {
-	var lru *slot
-	for _, o := range m.slots {
-		if o != sl && len(o.cached) > 0 && (lru == nil || o.used < lru.used) {
-			lru = o
-		}
-	}
-	if lru == nil {
-		return false
-	}
-	m.clear(lru)
-	return true
-}
-
-// eval decodes tokens (at most n_batch) after those sl holds, into its
-// sequence, and records them. When the memory has no room for them, other
-// slots are evicted first (evictFor). When llama_decode fails otherwise,
-// what sl's sequence holds is unknown, so the slot is forgotten.
-func (m *model) eval(sl *slot, tokens []llamaToken) int32 {
-	n := len(tokens)
-	if n == 0 || n > m.nBatch {
-		panic("llamacpp: eval of a batch that is empty or larger than n_batch")
-	}
-	b := &m.batch
-	tok := unsafe.Slice(b.token, n)
-	pos := unsafe.Slice(b.pos, n)
-	nSeq := unsafe.Slice(b.nSeqID, n)
-	seqs := unsafe.Slice(b.seqID, n)
-	logits := unsafe.Slice(b.logits, n)
-	start := int32(len(sl.cached))
-	for i, t := range tokens {
-		tok[i], pos[i], nSeq[i], logits[i] = t, start+int32(i), 1, 0
-		*seqs[i] = sl.seq
-	}
-	logits[n-1] = 1 // the last token's logits, for the sampler
-	b.nTokens = int32(n)
-	for {
-		rc := decode(m.lctx, b)
-		if rc == 0 && decodeFault != nil && decodeFault() {
-			rc = -1
-		}
-		if rc == 1 && m.evictFor(sl) {
-			takeProblems() // llama.cpp's warning that the memory was full
-			continue
-		}
-		if rc != 0 {
-			m.clear(sl)
-			return rc
-		}
-		sl.cached = append(sl.cached, tokens...)
-		return 0
 	}
 }
 

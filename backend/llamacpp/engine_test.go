@@ -288,8 +288,8 @@ func TestPromptTooLong(t *testing.T) {
 }
 
 // Cancelling the request ends the stream between tokens and frees the
-// model for the next request; a request waiting for the model gives up when
-// its context ends.
+// model for the next request; a request waiting for the model (every slot
+// runs a request) gives up when its context ends.
 func TestCancel(t *testing.T) {
 	e := tiny(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -300,7 +300,16 @@ func TestCancel(t *testing.T) {
 	if _, err := s.Next(); err != nil {
 		t.Fatal(err)
 	}
-	// While s holds the model, another request waits, until its deadline.
+	// The other slots taken by requests nobody reads (they wait for their
+	// reader once their stream's buffer is full, holding their slot).
+	for range e.Slots() - 1 {
+		o, err := e.Complete(context.Background(), backend.CompleteRequest{Model: "tiny-qwen3-random", Prompt: "Hello", MaxTokens: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer o.Close()
+	}
+	// While they hold the model, another request waits, until its deadline.
 	wctx, wcancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer wcancel()
 	if _, err := e.Complete(wctx, backend.CompleteRequest{Model: "tiny-qwen3-random", Prompt: "Hi", MaxTokens: 1}); !errors.Is(err, context.DeadlineExceeded) {
@@ -320,6 +329,7 @@ func TestCancel(t *testing.T) {
 		t.Errorf("after the error: %v", err)
 	}
 	s.Close()
+	// The cancelled request's slot is free while the others still run.
 	s2, err := e.Complete(context.Background(), backend.CompleteRequest{Model: "tiny-qwen3-random", Prompt: "Hi", MaxTokens: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -329,7 +339,7 @@ func TestCancel(t *testing.T) {
 	}
 }
 
-// Concurrent requests take turns; each gets the whole answer.
+// Concurrent requests, more than the slots: each gets the whole answer.
 func TestConcurrent(t *testing.T) {
 	e := tiny(t)
 	var wg sync.WaitGroup

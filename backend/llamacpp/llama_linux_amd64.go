@@ -159,6 +159,7 @@ func bind(dir string) (err error) {
 	reg(&llamaModelNCtxTrain, llama, "llama_model_n_ctx_train")
 	reg(&llamaNCtx, llama, "llama_n_ctx")
 	reg(&llamaNBatch, llama, "llama_n_batch")
+	reg(&llamaNUbatch, llama, "llama_n_ubatch")
 	reg(&llamaNCtxSeq, llama, "llama_n_ctx_seq")
 	reg(&llamaNSeqMax, llama, "llama_n_seq_max")
 	reg(&llamaModelIsRecurrent, llama, "llama_model_is_recurrent")

@@ -6,15 +6,15 @@ import (
 	"regexp"
 	"runtime"
 	"sync"
-	"time"
 
 	"github.com/dragoman-dev/dragoman/backend"
 	"github.com/dragoman-dev/dragoman/grammar"
 	"github.com/dragoman-dev/dragoman/template"
 )
 
-// model is one loaded GGUF with its one context and the context's slots
-// (cache.go).
+// model is one loaded GGUF with its one context, the context's slots
+// (cache.go) and the scheduler that decodes its requests together
+// (sched.go).
 type model struct {
 	id, path string
 	meta     *template.GGUF
@@ -28,12 +28,15 @@ type model struct {
 	bos    string
 	eos    string
 
-	// turn is held by the request using the context (a queue of one).
-	turn chan struct{}
-	// slots are the context's sequences and the tokens each holds
-	// (cache.go); clock counts the requests that took one. Only the request
-	// holding turn touches them, and batch, the llama_batch every decode
-	// fills (n_batch tokens, C memory).
+	// nUbatch is llama.cpp's compute batch: the most prompt tokens one
+	// step takes (step.go).
+	nUbatch int
+
+	// sched is the scheduler (sched.go), whose goroutine alone touches
+	// slots, clock and batch: the context's sequences and the tokens each
+	// holds (cache.go), the count of requests that took one, and the
+	// llama_batch every decode fills (n_batch tokens, C memory).
+	sched
 	slots []*slot
 	clock uint64
 	batch batch
@@ -77,6 +80,7 @@ func (m *model) load(ctxSize, threads, slots int, explicit bool) error {
 	m.vocab = llamaModelGetVocab(m.m)
 	m.nCtx = int(llamaNCtx(m.lctx))
 	m.nBatch = int(llamaNBatch(m.lctx))
+	m.nUbatch = min(int(llamaNUbatch(m.lctx)), m.nBatch)
 	// What llama.cpp made of the parameters: each sequence may use the whole
 	// context only if the KV cache is unified (with a split one each gets
 	// n_ctx/n_seq_max), and the slots are sequences 0 to slots-1.
@@ -102,7 +106,7 @@ func (m *model) load(ctxSize, threads, slots int, explicit bool) error {
 	if t := llamaVocabEOS(m.vocab); t >= 0 {
 		m.eos = string(m.piece(t, nil))
 	}
-	m.turn = make(chan struct{}, 1)
+	m.startScheduler()
 	return nil
 }
 
@@ -113,11 +117,13 @@ func orUnknown(s string) string {
 	return s
 }
 
-// free releases the context and the model once no request holds them.
+// free releases the context and the model once the running requests
+// have ended: the scheduler takes no more and returns after the last.
 func (m *model) free() {
 	m.freeOnce.Do(func() {
-		if m.turn != nil {
-			m.turn <- struct{}{} // wait for the running request; never given back
+		if m.done != nil {
+			close(m.quit)
+			<-m.done
 		}
 		if m.batch.token != nil {
 			batchFree(m.batch)
@@ -163,20 +169,10 @@ func (m *model) piece(t llamaToken, b []byte) []byte {
 	}
 }
 
-// acquire waits for the model's context, or for ctx to end.
-func (m *model) acquire(ctx context.Context) error {
-	select {
-	case m.turn <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func (m *model) release() { <-m.turn }
-
-// complete checks the request, waits for the context, decodes the prompt
-// and returns the stream that samples the answer.
+// complete checks and tokenizes the request, hands it to the scheduler
+// (waiting in its queue while every slot runs a request) and returns the
+// stream once the prompt is decoded; an error before that (the sampler
+// refused, the prompt's decode failed, the client left) is Complete's.
 func (m *model) complete(ctx context.Context, req backend.CompleteRequest) (backend.Stream, error) {
 	gbnf, err := requestGrammar(ctx, req)
 	if err != nil {
@@ -192,35 +188,24 @@ func (m *model) complete(ctx context.Context, req backend.CompleteRequest) (back
 	if len(tokens) >= m.nCtx {
 		return nil, badRequest("the prompt is %d tokens and %s's context holds %d (leaving no room for an answer): shorten the conversation or the tools, or start the engine with a larger --ctx", len(tokens), m.id, m.nCtx)
 	}
-	if err := m.acquire(ctx); err != nil {
-		return nil, err
+	s := &seq{ctx: ctx, req: req, gbnf: gbnf, prompt: tokens, started: make(chan error, 1), out: make(chan event, streamBuffer),
+		maxTokens: req.MaxTokens, stops: nonEmpty(req.Stop), stopAt: -1}
+	select {
+	case m.submit <- s:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-m.done:
+		return nil, errClosed
 	}
-	s := &stream{m: m, ctx: ctx, promptTokens: len(tokens), maxTokens: req.MaxTokens, stops: nonEmpty(req.Stop), stopAt: -1}
-	ok := false
-	defer func() {
-		if !ok {
-			s.release()
-		}
-	}()
-	takeProblems()
-	if s.smpl, err = m.sampler(req, gbnf); err != nil {
-		return nil, err
-	}
-	start := time.Now()
-	s.slot, s.cachedTokens = m.take(tokens)
-	for i := s.cachedTokens; i < len(tokens); i += m.nBatch {
-		if err := ctx.Err(); err != nil {
+	select {
+	case err := <-s.started:
+		if err != nil {
 			return nil, err
 		}
-		end := min(i+m.nBatch, len(tokens))
-		if rc := m.eval(s.slot, tokens[i:end]); rc != 0 {
-			return nil, fmt.Errorf("llama_decode of the prompt failed (%d): %s", rc, orUnknown(takeProblems()))
-		}
+	case <-ctx.Done():
+		return nil, ctx.Err() // the scheduler drops the sequence
 	}
-	s.pos = len(tokens)
-	s.promptTime = time.Since(start)
-	ok = true
-	return s, nil
+	return &stream{m: m, s: s, ctx: ctx, promptTokens: len(tokens)}, nil
 }
 
 // requestGrammar is the GBNF the output must follow: Grammar as given, else

@@ -37,12 +37,13 @@ type sampling struct {
 // vocabulary before the chain (BenchmarkGrammar compares both ways).
 var grammarFirst = false
 
-// sample picks the next token from the last decoded position's logits.
-func (s *sampling) sample(m *model) (llamaToken, error) {
+// sample picks the next token from the logits of the batch's token at
+// index at (each sequence in a batch has its own).
+func (s *sampling) sample(m *model, at int32) (llamaToken, error) {
 	if s.grammar == 0 {
-		return llamaSamplerSample(s.chain, m.lctx, -1), nil
+		return llamaSamplerSample(s.chain, m.lctx, at), nil
 	}
-	logits := llamaGetLogitsIth(m.lctx, -1)
+	logits := llamaGetLogitsIth(m.lctx, at)
 	if logits == nil {
 		return 0, errors.New("llama.cpp has no logits for the last token: " + orUnknown(takeProblems()))
 	}

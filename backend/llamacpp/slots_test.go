@@ -235,7 +235,7 @@ func TestSlotsIsolated(t *testing.T) {
 	logits := func(sl *slot, toks []llamaToken) []float32 {
 		m.clear(sl)
 		for i := 0; i < len(toks); i += m.nBatch {
-			if rc := m.eval(sl, toks[i:min(i+m.nBatch, len(toks))]); rc != 0 {
+			if rc := m.decode([]entry{{sl: sl, toks: toks[i:min(i+m.nBatch, len(toks))], logits: true}}); rc != 0 {
 				t.Fatalf("decode: %d", rc)
 			}
 		}
