@@ -15,6 +15,7 @@ package e2e
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -162,13 +163,34 @@ func checkToolRound(t *testing.T, traces []any, first, next map[string]any, agen
 // output limit. So the round is complete when Codex sent the result on;
 // otherwise Codex must have read the stream to its end and reported the limit
 // by its reason, having run the call.
+//
+// The provider has an auth command, with which Codex reads the gateway's
+// model catalog (GET /v1/models?client_version=…): it must then find the
+// model's metadata (no "Model metadata … not found" warning) and keep the
+// engine's context window in its cache of the catalog.
 func TestCodexCLIToolRound(t *testing.T) {
 	codex := agentCLI(t, "codex")
 	base, model := startAgentGateway(t)
-	provider := `model_providers.dragoman={name="Dragoman",base_url="` + base + `/v1",wire_api="responses"}`
+	provider := `model_providers.dragoman={name="Dragoman",base_url="` + base + `/v1",wire_api="responses",auth={command="echo",args=["unused"]}}`
+	home := t.TempDir()
 	printed := runAgent(t, codex, []string{"exec", "--skip-git-repo-check", "--color", "never",
 		"-c", "model_provider=dragoman", "-c", provider, "-m", model, "What's the weather in Paris?"},
-		[]string{"CODEX_HOME=" + t.TempDir()}, 2*time.Minute)
+		[]string{"CODEX_HOME=" + home}, 2*time.Minute)
+	if strings.Contains(printed, "Model metadata for") || strings.Contains(printed, "failed to refresh available models") {
+		t.Errorf("Codex did not take the gateway's model metadata:\n%s", tail(printed, 3000))
+	}
+	var catalog struct {
+		Models []struct {
+			Slug          string `json:"slug"`
+			ContextWindow int    `json:"context_window"`
+		} `json:"models"`
+	}
+	if data, err := os.ReadFile(filepath.Join(home, "models_cache.json")); err != nil {
+		t.Errorf("Codex kept no model catalog: %v", err)
+	} else if err := json.Unmarshal(data, &catalog); err != nil || len(catalog.Models) != 1 ||
+		catalog.Models[0].Slug != model || catalog.Models[0].ContextWindow != 32768 {
+		t.Errorf("Codex's catalog %+v (%v): want %s with the engine's 32768-token context", catalog, err, model)
+	}
 	traces, first, next := toolRound(t, base, "responses")
 	name := checkToolRound(t, traces, first, next, `"name": "exec_command"`, printed)
 	if next == nil {
