@@ -49,6 +49,15 @@ func PlanCalls(f *format.Family, kind backend.Kind, tools []chat.Tool, tc chat.T
 // that leaves stops the work (a large tool set's grammar takes a while), and
 // the error is ctx's, not a refusal of the tools.
 func PlanCallsContext(ctx context.Context, f *format.Family, kind backend.Kind, tools []chat.Tool, tc chat.ToolChoice, parallel *bool, reasoningOpen bool, creq *backend.CompleteRequest) (CallPlan, error) {
+	// A forced call under a small output limit gets no room to reason
+	// first: reasoning could use the whole limit (forcedReasoningMin).
+	noReasoning := creq.MaxTokens > 0 && creq.MaxTokens < forcedReasoningMin
+	return planCalls(ctx, f, kind, tools, tc, parallel, reasoningOpen, noReasoning, creq)
+}
+
+// planCalls is PlanCallsContext with the room for reasoning before a forced
+// call decided by the caller: noReasoning leaves it out of the grammar.
+func planCalls(ctx context.Context, f *format.Family, kind backend.Kind, tools []chat.Tool, tc chat.ToolChoice, parallel *bool, reasoningOpen, noReasoning bool, creq *backend.CompleteRequest) (CallPlan, error) {
 	var plan CallPlan
 	if len(tools) == 0 || tc.Mode == chat.ToolNone {
 		return plan, nil
@@ -61,9 +70,7 @@ func PlanCallsContext(ctx context.Context, f *format.Family, kind backend.Kind, 
 	if tc.Mode == chat.ToolNamed {
 		choice.Name = tc.Name
 	}
-	// A forced call under a small output limit gets no room to reason
-	// first: reasoning could use the whole limit (forcedReasoningMin).
-	choice.NoReasoning = forced && creq.MaxTokens > 0 && creq.MaxTokens < forcedReasoningMin
+	choice.NoReasoning = forced && noReasoning
 	hasGrammar := f != nil && f.Calls != nil
 	switch {
 	case hasGrammar && kind.TakesGrammar() && (forced || kind.TakesLazyGrammar()):

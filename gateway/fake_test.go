@@ -57,6 +57,9 @@ type fakeRuntime struct {
 	// is cancelled, as a real runtime's does; otherwise the script's chunks
 	// come out whatever happens (what the runtime had sent already).
 	stopsOnCancel bool
+	// scripts, when set, answer one request each, in turn (the last one
+	// then answers the rest); script answers when it is empty.
+	scripts [][]backend.Chunk
 	// drip, after the script, sends a "." every millisecond until the
 	// request is cancelled: a runtime that never finishes, never quiet.
 	drip bool
@@ -131,7 +134,14 @@ func (f *fakeRuntime) Complete(ctx context.Context, req backend.CompleteRequest)
 }
 
 func (f *fakeRuntime) stream(ctx context.Context) *fakeStream {
-	return &fakeStream{ctx: ctx, chunks: f.script, err: f.err, block: f.block, drip: f.drip, stopsOnCancel: f.stopsOnCancel, onCancel: func() {
+	chunks := f.script
+	if len(f.scripts) > 0 {
+		chunks = f.scripts[0]
+		if len(f.scripts) > 1 {
+			f.scripts = f.scripts[1:]
+		}
+	}
+	return &fakeStream{ctx: ctx, chunks: chunks, err: f.err, block: f.block, drip: f.drip, stopsOnCancel: f.stopsOnCancel, onCancel: func() {
 		if f.cancelled != nil {
 			f.cancelledOnce.Do(func() { close(f.cancelled) })
 		}

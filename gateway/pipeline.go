@@ -258,6 +258,7 @@ func (x *exchange) startOwn(ctx context.Context) (backend.Stream, error) {
 		Model: x.rt.model, Prompt: prompt, MaxTokens: x.req.MaxTokens,
 		Temperature: x.req.Temperature, TopP: x.req.TopP, Seed: x.req.Seed, Stop: x.req.Stop,
 	}
+	var second *callPass
 	if len(tools) > 0 {
 		if reasoningOpen && x.closeReasoningForCall(&creq) {
 			reasoningOpen = false
@@ -265,6 +266,7 @@ func (x *exchange) startOwn(ctx context.Context) (backend.Stream, error) {
 		if err := x.constrainCalls(ctx, tools, reasoningOpen, &creq); err != nil {
 			return nil, err
 		}
+		second = x.budgetForcedCall(tools, reasoningOpen, &creq)
 	}
 	if st.tok != nil && x.rt.up.be.Kind() == backend.Ollama {
 		if creq.ContextLength, err = x.contextFor(st.tok.Count(creq.Prompt)); err != nil {
@@ -277,6 +279,9 @@ func (x *exchange) startOwn(ctx context.Context) (backend.Stream, error) {
 	s, err := x.rt.up.be.Complete(ctx, creq)
 	if err != nil {
 		return nil, upstreamFailure(err)
+	}
+	if second != nil {
+		return newTwoPassStream(ctx, second, s), nil
 	}
 	return s, nil
 }
@@ -574,7 +579,7 @@ func (x *exchange) pump(ctx context.Context, cancel context.CancelCauseFunc, str
 	if pc, ok := stream.(backend.PromptCounter); ok && x.rec.PromptTokens == 0 {
 		x.rec.PromptTokens = pc.PromptTokens() // the runtime's own count (the embedded engine's)
 	}
-	if err := x.out.begin(x.rec.ID, x.req.Model, x.rec.PromptTokens); err != nil {
+	if err := x.out.begin(x.rec.ID, x.req.Model, x.announcedPromptTokens(ctx)); err != nil {
 		return err
 	}
 	x.begun = true
