@@ -690,6 +690,9 @@ type anthropicStream struct {
 	next      int    // index of the next block
 	stopSeq   string // the stop sequence that ended the answer, if one did
 	diags     []trace.Diagnostic
+	// announced is message_start's input_tokens; message_delta carries the
+	// runtime's count instead where it gave one.
+	announced int
 }
 
 func (s *anthropicStream) begun() bool                                     { return s.started }
@@ -746,12 +749,18 @@ type anthropicMessageDelta struct {
 	Dragoman *dragomanExtra `json:"dragoman,omitempty"`
 }
 
+// announcesPromptTokens: message_start carries input_tokens, so the
+// pipeline counts the prompt in relay mode too where it can
+// (announcedPromptTokens).
+func (s *anthropicStream) announcesPromptTokens() bool { return true }
+
 func (s *anthropicStream) begin(id, model string, promptTokens int) error {
-	s.id, s.model = id, model
+	s.id, s.model, s.announced = id, model, promptTokens
 	s.start()
 	// Input tokens are known here where Dragoman counted the prompt (own
-	// mode with the model's tokenizer) or the runtime did before answering
-	// (the embedded engine), else 0 until message_delta.
+	// mode with the model's tokenizer; relay mode where count_tokens works
+	// for the model) or the runtime did before answering (the embedded
+	// engine), else 0 until message_delta.
 	start := struct {
 		Type    string              `json:"type"`
 		Message anthropicMessageOut `json:"message"`
@@ -828,6 +837,11 @@ func (s *anthropicStream) call(_ int, c chat.ToolCall) error {
 func (s *anthropicStream) finish(r chat.FinishReason, u chat.Usage, d []trace.Diagnostic) error {
 	if err := s.closeBlock(); err != nil {
 		return err
+	}
+	if u.PromptTokens == 0 {
+		// The runtime gave no count: message_delta repeats message_start's
+		// rather than overwrite it with 0 (SDKs keep the last one).
+		u.PromptTokens = s.announced
 	}
 	m := anthropicMessageDelta{Type: "message_delta", Usage: toAnthropicUsage(u)}
 	m.Delta.StopReason = stopReason(r, s.stopSeq)

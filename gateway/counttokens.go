@@ -2,8 +2,10 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 
@@ -47,30 +49,82 @@ func (s *Server) handleCountTokens(w http.ResponseWriter, r *http.Request) {
 		writeAnthropicError(w, http.StatusBadGateway, "api_error", err.Error())
 		return
 	}
-	rt := routes[0]
-	counter, remote := rt.up.be.(backend.TokenCounter)
-	remote = remote && rt.up.be.Kind() == backend.LlamaServer
-	if rt.state.tpl == nil || (rt.state.tok == nil && !remote) {
+	x := &exchange{s: s, client: r.Context(), req: req, rec: &trace.Record{}, rt: routes[0]}
+	n, err := x.countPrompt(r.Context())
+	var rerr *requestError
+	switch {
+	case errors.Is(err, errCannotCount):
 		writeAnthropicError(w, http.StatusBadRequest, "invalid_request_error",
 			"count_tokens needs the model's chat template and tokenizer, and Dragoman has not found them for "+req.Model+
 				" (they are read from the model's GGUF, e.g. in Ollama's store, or counted by llama-server)")
-		return
+	case errors.As(err, &rerr):
+		writeAnthropicError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
+	case err != nil:
+		writeAnthropicError(w, http.StatusBadGateway, "api_error", s.public(err).Error())
+	default:
+		writeJSON(w, http.StatusOK, map[string]int{"input_tokens": n})
 	}
-	x := &exchange{s: s, client: r.Context(), req: req, rec: &trace.Record{}, rt: rt}
+}
+
+// errCannotCount says the model's template or tokenizer is not at hand.
+var errCannotCount = errors.New("the model's chat template or tokenizer is not at hand")
+
+// countPrompt renders the prompt the model would get for x's request — with
+// its own template, tools included — and counts it with the model's own
+// tokenizer, or, where Dragoman has none, has llama-server count it.
+// Rendering failures are *requestError; a runtime's failure to count is
+// passed on.
+func (x *exchange) countPrompt(ctx context.Context) (int, error) {
+	rt := x.rt
+	counter, remote := rt.up.be.(backend.TokenCounter)
+	remote = remote && rt.up.be.Kind() == backend.LlamaServer
+	if rt.state.tpl == nil || (rt.state.tok == nil && !remote) {
+		return 0, errCannotCount
+	}
 	prompt, err := x.render(x.tools())
 	if err != nil {
-		writeAnthropicError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
-		return
+		return 0, err
 	}
 	if rt.state.tok != nil {
-		writeJSON(w, http.StatusOK, map[string]int{"input_tokens": rt.state.tok.Count(prompt)})
-		return
+		return rt.state.tok.Count(prompt), nil
 	}
-	// No GGUF at hand: the runtime that will read the prompt counts it.
-	n, err := counter.CountTokens(r.Context(), prompt)
-	if err != nil {
-		writeAnthropicError(w, http.StatusBadGateway, "api_error", s.public(err).Error())
-		return
+	// No tokenizer at hand: the runtime that will read the prompt counts it.
+	return counter.CountTokens(ctx, prompt)
+}
+
+// promptAnnouncer is an answer that tells the client the prompt's length
+// before the answer (Anthropic's message_start), and so wants it counted
+// where the pipeline has not (relay mode).
+type promptAnnouncer interface {
+	announcesPromptTokens() bool
+}
+
+// announcedPromptTokens is the prompt's length the answer's begin gets: the
+// pipeline's count (own mode with the model's tokenizer, or the runtime's
+// before answering), else, for an answer that announces it, the count
+// count_tokens would give; 0 where neither is at hand, and the runtime's
+// own figure then comes with the answer's end. In relay mode the runtime
+// renders the prompt itself: llama-server and vLLM with the same template,
+// Ollama with its own Go template, for which the count is the Jinja
+// rendering's.
+func (x *exchange) announcedPromptTokens(ctx context.Context) int {
+	if x.rec.PromptTokens > 0 {
+		return x.rec.PromptTokens
 	}
-	writeJSON(w, http.StatusOK, map[string]int{"input_tokens": n})
+	if a, ok := x.out.(promptAnnouncer); !ok || !a.announcesPromptTokens() {
+		return 0
+	}
+	// Counting renders as own mode would: its decisions and diagnostics are
+	// not this request's.
+	cx := &exchange{s: x.s, client: x.client, req: x.req, rec: &trace.Record{}, rt: x.rt}
+	n, err := cx.countPrompt(ctx)
+	switch {
+	case errors.Is(err, errCannotCount):
+		return 0
+	case err != nil:
+		x.rec.Decide("message_start's input_tokens is 0: the prompt could not be counted (" + x.s.public(err).Error() + "); the runtime's count comes in message_delta")
+		return 0
+	}
+	x.rec.Decide(fmt.Sprintf("message_start's input_tokens: %d, the request rendered with the model's template and counted as count_tokens counts it; message_delta carries the runtime's own count", n))
+	return n
 }
