@@ -579,7 +579,7 @@ func (x *exchange) pump(ctx context.Context, cancel context.CancelCauseFunc, str
 	if pc, ok := stream.(backend.PromptCounter); ok && x.rec.PromptTokens == 0 {
 		x.rec.PromptTokens = pc.PromptTokens() // the runtime's own count (the embedded engine's)
 	}
-	if err := x.out.begin(x.rec.ID, x.req.Model, x.rec.PromptTokens); err != nil {
+	if err := x.out.begin(x.rec.ID, x.req.Model, x.announcedPromptTokens(ctx)); err != nil {
 		return err
 	}
 	x.begun = true
