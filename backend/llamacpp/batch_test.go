@@ -251,15 +251,23 @@ func TestBatchCancelFreesSequence(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Once the others' buffers are full and the scheduler sleeps, the
+	// request is cancelled; its stream is not read: the scheduler sees the
+	// context end by itself.
+	asleep := make(chan struct{}, 1)
+	m.asleep.Store(&asleep)
+	m.wake() // should it sleep already
+	<-asleep
+	m.asleep.Store(nil)
 	cancel()
-	if _, err := streams[0].Next(); !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled stream: %v", err)
-	}
 	// Every slot was taken: this one runs only if the cancelled request
 	// left its slot (a hang here is the failure).
 	r := run(e, backend.CompleteRequest{Model: "tiny-qwen3-random", Prompt: conversation("A newcomer."), MaxTokens: 5, Seed: i64(9)})
 	if r.err != nil || r.last.Usage.CompletionTokens != 5 {
 		t.Fatalf("the request after the cancel: %v %+v", r.err, r.last)
+	}
+	if _, err := streams[0].Next(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled stream: %v", err)
 	}
 	for i, s := range streams[1:] {
 		if r := readAll(s); r.err != nil || r.last.Usage.CompletionTokens != 200 || r.last.FinishReason != chat.FinishLength {
@@ -269,7 +277,6 @@ func TestBatchCancelFreesSequence(t *testing.T) {
 	if _, err := streams[0].Next(); err != io.EOF {
 		t.Errorf("the cancelled stream after its error: %v", err)
 	}
-	streams[0].Close()
 	checkSlots(t, m)
 }
 
@@ -327,32 +334,77 @@ func TestBatchGrammarPerSequence(t *testing.T) {
 }
 
 // When the cells run out while requests run together, an idle slot's are
-// taken first; then the newest request in the batch ends with the error a
-// full context gave before, and the others go on. Here: a cached
-// conversation idle, request A generating (unread: it keeps its cells),
-// request B running to the context's end; B fails when A's cells and its
-// own fill the context, and A then finishes whole.
+// taken first; then the newest running request ends with the error a full
+// context gave before, and the others go on.
 func TestBatchContextFull(t *testing.T) {
-	e := batchEngine(t, 512, 4)
-	m := e.byID["tiny-qwen3-random"]
-	idle := conversation(strings.Repeat("Cached and idle. ", 20))
-	if r := run(e, backend.CompleteRequest{Model: "tiny-qwen3-random", Prompt: idle, MaxTokens: 4, Seed: i64(1)}); r.err != nil {
-		t.Fatal(r.err)
-	}
-	a, err := e.Complete(context.Background(), backend.CompleteRequest{Model: "tiny-qwen3-random", Prompt: conversation(strings.Repeat("Apples. ", 60)), MaxTokens: 150, Seed: i64(2)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b := run(e, backend.CompleteRequest{Model: "tiny-qwen3-random", Prompt: conversation(strings.Repeat("The quick brown fox jumps over the lazy dog. ", 25)), Seed: i64(3)})
-	if b.err == nil || !strings.Contains(b.err.Error(), "llama_decode failed (1) after") {
-		t.Errorf("B: %v (%q, %+v), want the full context's error", b.err, b.text, b.last)
-	}
-	if slotOf(t, m, idle) >= 0 {
-		t.Error("the idle conversation is still cached: its cells were not taken first")
-	}
-	if r := readAll(a); r.err != nil || r.last.Usage.CompletionTokens != 150 {
-		t.Errorf("A: %v %+v", r.err, r.last)
-	}
-	checkSlots(t, m)
+	// A cached conversation idle, request A generating (unread: it keeps
+	// its cells and is in no batch), request B, newer, running to the
+	// context's end: B fails when A's cells and its own fill the context,
+	// and A then finishes whole.
+	t.Run("newest", func(t *testing.T) {
+		e := batchEngine(t, 512, 4)
+		m := e.byID["tiny-qwen3-random"]
+		idle := conversation(strings.Repeat("Cached and idle. ", 20))
+		if r := run(e, backend.CompleteRequest{Model: "tiny-qwen3-random", Prompt: idle, MaxTokens: 4, Seed: i64(1)}); r.err != nil {
+			t.Fatal(r.err)
+		}
+		a, err := e.Complete(context.Background(), backend.CompleteRequest{Model: "tiny-qwen3-random", Prompt: conversation(strings.Repeat("Apples. ", 60)), MaxTokens: 150, Seed: i64(2)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		b := run(e, backend.CompleteRequest{Model: "tiny-qwen3-random", Prompt: conversation(strings.Repeat("The quick brown fox jumps over the lazy dog. ", 25)), Seed: i64(3)})
+		if b.err == nil || !strings.Contains(b.err.Error(), "llama_decode failed (1) after") {
+			t.Errorf("B: %v (%q, %+v), want the full context's error", b.err, b.text, b.last)
+		}
+		if slotOf(t, m, idle) >= 0 {
+			t.Error("the idle conversation is still cached: its cells were not taken first")
+		}
+		if r := readAll(a); r.err != nil || r.last.Usage.CompletionTokens != 150 {
+			t.Errorf("A: %v %+v", r.err, r.last)
+		}
+		checkSlots(t, m)
+	})
+	// Two requests in the same batches, whose prompts leave eight cells
+	// free: four steps later they are gone, and at the fifth token one
+	// request fails and the other finishes.
+	t.Run("in one batch", func(t *testing.T) {
+		e := batchEngine(t, 512, 4)
+		m := e.byID["tiny-qwen3-random"]
+		pa := conversation(strings.Repeat("Apples. ", 120))
+		na, err := m.tokenize(pa)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pb := conversation("Pears.")
+		for k := 1; ; k++ { // B's prompt: 512-8-len(A) tokens
+			nb, _ := m.tokenize(pb)
+			if len(na)+len(nb) >= 512-8 {
+				if len(na)+len(nb) != 512-8 {
+					t.Fatalf("prompts of %d and %d tokens", len(na), len(nb))
+				}
+				break
+			}
+			pb = conversation(strings.Repeat("Pears. ", k))
+		}
+		rs := together(e, []backend.CompleteRequest{
+			{Model: "tiny-qwen3-random", Prompt: pa, MaxTokens: 12, Seed: i64(1)},
+			{Model: "tiny-qwen3-random", Prompt: pb, MaxTokens: 12, Seed: i64(2)},
+		})
+		failed, whole := 0, 0
+		for _, r := range rs {
+			switch {
+			case r.err != nil && strings.Contains(r.err.Error(), "llama_decode failed (1) after 5 tokens"):
+				failed++
+			case r.err == nil && r.last.Usage.CompletionTokens == 12:
+				whole++
+			default:
+				t.Errorf("%v %+v", r.err, r.last)
+			}
+		}
+		if failed != 1 || whole != 1 {
+			t.Errorf("%d failed, %d whole: want one of each", failed, whole)
+		}
+		checkSlots(t, m)
+	})
 }

@@ -31,7 +31,7 @@ import (
 // freed, its slot (with what it decoded) goes back to the cache, and a
 // waiting request takes its place at the next step.
 //
-// A stream whose reader falls behind (streamBuffer chunks unread) is left
+// A stream whose reader falls behind (streamBuffer-1 chunks unread) is left
 // out of the batches until it reads: the others go on. When nothing can be
 // decoded the scheduler sleeps until a request comes, a stream is read or
 // closed, or a request's context ends (model.poke wakes it).
@@ -52,7 +52,6 @@ type seq struct {
 	out     chan event // the answer's chunks; closed when the sequence leaves
 	closed  atomic.Bool
 
-	serial   uint64      // admission order: the newest gives way when the memory is full
 	stopWake func() bool // stops the context.AfterFunc that pokes the scheduler
 	smpl     *sampling
 	slot     *slot
@@ -84,6 +83,11 @@ type event struct {
 // prompting is true until the whole prompt is in the slot.
 func (s *seq) prompting() bool { return s.fed < len(s.prompt) }
 
+// room is true when the stream has room for a step's chunk and one more
+// place after it: a step sends at most one event, and the spare place lets
+// any running sequence be ended with an error without waiting (decodePlan).
+func (s *seq) room() bool { return len(s.out) < cap(s.out)-1 }
+
 // sched is a model's scheduler state. Only run's goroutine touches the
 // unexported fields below the channels.
 type sched struct {
@@ -95,16 +99,18 @@ type sched struct {
 	done   chan struct{} // closed when run returns
 
 	active   []*seq // the running sequences, in admission order
-	serial   uint64
 	quitting bool
-	// serial1 makes the scheduler run one sequence at a time (requests take
-	// turns, as before the scheduler): the benchmarks' "before".
-	serial1 bool
+	// turns makes the scheduler run one sequence at a time: requests take
+	// turns, as before the scheduler (the benchmarks' "before").
+	turns bool
 
 	// gather, set by tests, makes the scheduler wait until that many
 	// requests run before it decodes (once), so that a test knows they
 	// share batches without timing anything.
 	gather atomic.Int32
+	// asleep, set by tests, is sent a value (when it has room) each time
+	// the scheduler goes to sleep with nothing to decode.
+	asleep atomic.Pointer[chan struct{}]
 	stats  batchStats
 }
 
@@ -151,9 +157,9 @@ func (m *model) run() {
 }
 
 // capacity is how many sequences may run at once: one per slot (a running
-// sequence owns its slot), one in all when serial1.
+// sequence owns its slot), one in all when turns.
 func (m *model) capacity() int {
-	if m.serial1 {
+	if m.turns {
 		return 1
 	}
 	return len(m.slots)
@@ -163,7 +169,7 @@ func (m *model) capacity() int {
 // generated token whose reader has room for what comes next.
 func (m *model) runnable() bool {
 	for _, s := range m.active {
-		if s.prompting() || s.hasNext && len(s.out) < cap(s.out) {
+		if s.prompting() || s.hasNext && s.room() {
 			return true
 		}
 	}
@@ -205,6 +211,12 @@ func (m *model) admit() bool {
 		if m.quitting {
 			quit = nil
 		}
+		if c := m.asleep.Load(); c != nil {
+			select {
+			case *c <- struct{}{}:
+			default:
+			}
+		}
 		select {
 		case s := <-submit:
 			m.start(s)
@@ -232,8 +244,7 @@ func (m *model) start(s *seq) {
 	s.slot, s.cached = m.take(s.prompt)
 	s.slot.busy = true
 	s.fed = s.cached
-	m.serial++
-	s.serial, s.admitted = m.serial, time.Now()
+	s.admitted = time.Now()
 	// A client that leaves while its sequence waits for a reader or a
 	// batch must wake a sleeping scheduler, which then drops it.
 	s.stopWake = context.AfterFunc(s.ctx, m.wake)

@@ -2,6 +2,7 @@ package llamacpp
 
 import (
 	"fmt"
+	"slices"
 	"time"
 	"unsafe"
 
@@ -42,7 +43,7 @@ func (m *model) plan() []entry {
 		switch {
 		case s.prompting():
 			prompts = append(prompts, s)
-		case s.hasNext && len(s.out) < cap(s.out):
+		case s.hasNext && s.room():
 			plan = append(plan, entry{s: s, sl: s.slot, toks: []llamaToken{s.next}, logits: true})
 		}
 	}
@@ -129,10 +130,11 @@ func (m *model) step(plan []entry) {
 // decoded (their tokens recorded in their slots). When the memory has no
 // room for the batch (llama_decode 1: nothing decoded), the least recently
 // used idle slot is cleared and the batch tried again; with none left, the
-// newest sequence in the batch fails with the context-full error, its slot
-// cleared, and the batch is tried without it, so that one request's full
-// context does not end the others. Any other failure fails every sequence
-// in the batch: what their slots hold is unknown.
+// newest running request fails with the context-full error, its slot
+// cleared, and the batch is tried without it: one request's full context
+// does not end the others, and which one gives way does not hang on whose
+// reader was quicker (it need not be in this batch). Any other failure
+// fails every sequence in the batch: what their slots hold is unknown.
 func (m *model) decodePlan(plan []entry) []entry {
 	for len(plan) > 0 {
 		rc := m.decode(plan)
@@ -143,9 +145,9 @@ func (m *model) decodePlan(plan []entry) []entry {
 		case rc == 1 && m.evictIdle():
 			takeProblems() // llama.cpp's warning that the memory was full
 		case rc == 1:
-			i := newest(plan)
-			m.failDecode(plan[i].s, rc)
-			plan = append(plan[:i:i], plan[i+1:]...)
+			s := m.active[len(m.active)-1] // admission order
+			m.failDecode(s, rc)
+			plan = slices.DeleteFunc(plan, func(e entry) bool { return e.s == s })
 		default:
 			for _, e := range plan {
 				m.failDecode(e.s, rc)
@@ -213,17 +215,6 @@ func (m *model) count(plan []entry) {
 	if n := int32(len(plan)); n > m.stats.maxSeqs.Load() {
 		m.stats.maxSeqs.Store(n) // only the scheduler writes
 	}
-}
-
-// newest is the index of the entry whose sequence was admitted last.
-func newest(plan []entry) int {
-	best := 0
-	for i, e := range plan {
-		if e.s.serial > plan[best].s.serial {
-			best = i
-		}
-	}
-	return best
 }
 
 // evictIdle clears the least recently used slot that no sequence runs in
