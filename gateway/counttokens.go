@@ -8,8 +8,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/dragoman-dev/dragoman/backend"
+	"github.com/dragoman-dev/dragoman/ondisk"
+	"github.com/dragoman-dev/dragoman/tokenize"
 	"github.com/dragoman-dev/dragoman/trace"
 )
 
@@ -127,4 +132,96 @@ func (x *exchange) announcedPromptTokens(ctx context.Context) int {
 	}
 	x.rec.Decide(fmt.Sprintf("message_start's input_tokens: %d, the request rendered with the model's template and counted as count_tokens counts it; message_delta carries the runtime's own count", n))
 	return n
+}
+
+// localModelFiles finds, for count_tokens and the make-up, the model's
+// files on this machine that its runtime does not name: for LM Studio (a
+// local one), its GGUF in LM Studio's models folder (info.GGUFPath, from
+// which the template and the tokenizer are then read as from Ollama's
+// store); for a template configured from a Hugging Face model folder, the
+// tokenizer.json beside it (unless a GGUF gives the tokenizer the runtime
+// reads, or the runtime is llama-server, which counts with its own
+// vocabulary through /tokenize). configured is the upstream's template path
+// for the model, or "".
+func localModelFiles(u *upstream, model, configured string, info *backend.ModelInfo, st *modelState) {
+	if info.GGUFPath == "" && u.be.Kind() == backend.LMStudio && backend.IsLocal(u.be.BaseURL()) {
+		path, why := lmstudioWeights(model, ondisk.Find(ondisk.Stores{LMStudio: lmstudioDirs()}))
+		if path != "" {
+			info.GGUFPath = path
+			why = "the model's GGUF, from LM Studio's models folder: " + path
+		}
+		if why != "" {
+			st.why = append(st.why, why)
+		}
+	}
+	if info.GGUFPath != "" || configured == "" || u.be.Kind() == backend.LlamaServer {
+		return
+	}
+	dir := configured
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		dir = filepath.Dir(configured)
+	}
+	path := filepath.Join(dir, "tokenizer.json")
+	if _, err := os.Stat(path); err != nil {
+		return
+	}
+	tok, err := tokenize.FromTokenizerJSON(path)
+	if err != nil {
+		st.why = append(st.why, "the model folder's tokenizer could not be loaded (no count_tokens or make-up for it): "+err.Error())
+		return
+	}
+	st.tok = tok
+	st.why = append(st.why, "tokenizer from "+path)
+}
+
+// lmstudioDirs are LM Studio's models folders on this machine.
+func lmstudioDirs() []string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return nil
+	}
+	return ondisk.Default(os.Getenv, home).LMStudio
+}
+
+// lmstudioWeights finds the GGUF of the LM Studio model id among the models
+// found in LM Studio's folders (named PUBLISHER/FOLDER/FILE.gguf). LM Studio
+// names a model by its folder, lower-cased, without "-GGUF"
+// ("lmstudio-community/Qwen3-0.6B-GGUF" is "qwen3-0.6b"), with its
+// publisher before it where two publishers have one name
+// ("unsloth/qwen3-0.6b"), and a variant after "@" ("qwen3-0.6b@q8_0")
+// where a folder holds several files. Files of one folder are one model
+// (quantizations of one conversion: one template, one vocabulary); a name
+// that fits the folders of several publishers is no answer (their templates
+// may differ). The second result says why no file was taken, or is "".
+func lmstudioWeights(id string, found []ondisk.Model) (string, string) {
+	key, variant, _ := strings.Cut(strings.ToLower(id), "@")
+	publisher := ""
+	if i := strings.LastIndexByte(key, '/'); i >= 0 {
+		publisher, key = key[:i], key[i+1:]
+	}
+	var fits []ondisk.Model
+	folders := map[string]bool{}
+	for _, m := range found {
+		parts := strings.Split(strings.ToLower(m.Name), "/")
+		if m.Source != "lmstudio" || len(parts) != 3 {
+			continue
+		}
+		folder := strings.TrimSuffix(parts[1], "-gguf")
+		if folder != key || (publisher != "" && parts[0] != publisher) || (variant != "" && !strings.Contains(parts[2], variant)) {
+			continue
+		}
+		fits = append(fits, m)
+		folders[parts[0]+"/"+parts[1]] = true
+	}
+	switch {
+	case len(fits) == 0:
+		return "", ""
+	case len(folders) > 1:
+		names := make([]string, len(fits))
+		for i, m := range fits {
+			names[i] = m.Name
+		}
+		return "", fmt.Sprintf("LM Studio's models folder holds several models %s may be (%s): its template and tokenizer are not read from any (no count_tokens or make-up for it)", id, strings.Join(names, ", "))
+	}
+	return fits[0].Path, ""
 }

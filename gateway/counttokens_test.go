@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,6 +16,7 @@ import (
 
 	"github.com/dragoman-dev/dragoman/backend"
 	"github.com/dragoman-dev/dragoman/chat"
+	"github.com/dragoman-dev/dragoman/template"
 )
 
 // count_tokens with the official SDK: the number is the prompt a Messages
@@ -68,13 +71,27 @@ func TestCountTokens(t *testing.T) {
 // relative one (llama-server's working directory is unknown) llama-server
 // counts the rendered prompt itself, through /tokenize.
 func TestCountTokensOnLlamaServer(t *testing.T) {
-	for _, c := range []struct {
+	type tcase struct {
 		name, modelPath string
 		tokenized       bool
-	}{
-		{"absolute model_path", tinyModel(t), false},
-		{"relative model_path", "tiny-qwen3-toolcall.gguf", true},
-	} {
+		templates       map[string]string
+	}
+	cases := []tcase{
+		{"absolute model_path", tinyModel(t), false, nil},
+		{"relative model_path", "tiny-qwen3-toolcall.gguf", true, nil},
+	}
+	// A template configured from a model folder with a tokenizer.json does
+	// not replace llama-server's own count of its vocabulary.
+	if tj, err := os.ReadFile(os.Getenv("DRAGOMAN_QWEN3_TOKENIZER_JSON")); err == nil {
+		folder := t.TempDir()
+		for name, data := range map[string][]byte{"chat_template.jinja": []byte(qwenTemplate), "tokenizer.json": tj} {
+			if err := os.WriteFile(filepath.Join(folder, name), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cases = append(cases, tcase{"relative model_path, a model folder's template", "tiny-qwen3-toolcall.gguf", true, map[string]string{"tiny": folder}})
+	}
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var tokenized []string
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -98,7 +115,7 @@ func TestCountTokensOnLlamaServer(t *testing.T) {
 				}
 			}))
 			defer srv.Close()
-			s, err := New(Config{NoDiscover: true, Upstreams: []Upstream{{URL: srv.URL, Kind: "llama-server"}}}, Hooks{})
+			s, err := New(Config{NoDiscover: true, Upstreams: []Upstream{{URL: srv.URL, Kind: "llama-server", Templates: c.templates}}}, Hooks{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -171,5 +188,127 @@ func TestMessageStartInputTokensInRelayMode(t *testing.T) {
 		if tr["mode"] != "relay" {
 			t.Errorf("%s: mode %v", c.model, tr["mode"])
 		}
+	}
+}
+
+// count_tokens for a model whose template comes from a Hugging Face model
+// folder (configured as the folder or as its chat_template.jinja): the
+// tokenizer.json beside it counts, and gives what the GGUF of the same
+// model gives (the tiny models' vocabulary is Qwen3's tokenizer.json);
+// without one, count_tokens still says it cannot count.
+func TestCountTokensHFFolder(t *testing.T) {
+	tj := os.Getenv("DRAGOMAN_QWEN3_TOKENIZER_JSON")
+	if tj == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("DRAGOMAN_QWEN3_TOKENIZER_JSON not set (scripts/test.sh sets it from scripts/tokenizer-refs.sh)")
+		}
+		t.Skip("DRAGOMAN_QWEN3_TOKENIZER_JSON not set (scripts/test.sh sets it from scripts/tokenizer-refs.sh)")
+	}
+	gguf := tinyModel(t)
+	src, err := template.Find(gguf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	folder := func(withTokenizer bool) string {
+		dir := t.TempDir()
+		cfg, _ := json.Marshal(map[string]any{"chat_template": src.Text, "eos_token": "<|im_end|>", "tokenizer_class": "Qwen2Tokenizer"})
+		if err := os.WriteFile(filepath.Join(dir, "tokenizer_config.json"), cfg, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "chat_template.jinja"), []byte(src.Text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if withTokenizer {
+			data, err := os.ReadFile(tj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "tokenizer.json"), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	ref := &fakeRuntime{kind: backend.Ollama, url: "http://127.0.0.1:1", canComplete: true,
+		models: map[string]backend.ModelInfo{"tiny": {GGUFPath: gguf}}}
+	hf := &fakeRuntime{kind: backend.VLLM, url: "http://127.0.0.1:2", canComplete: true,
+		models: map[string]backend.ModelInfo{"by-folder": {}, "by-template-file": {}, "no-tokenizer": {}}}
+	withTok := folder(true)
+	cfg := Config{NoDiscover: true, Upstreams: []Upstream{{URL: ref.url}, {URL: hf.url, Templates: map[string]string{
+		"by-folder": withTok, "by-template-file": filepath.Join(withTok, "chat_template.jinja"), "no-tokenizer": folder(false)}}}}
+	s, err := New(cfg, Hooks{Connect: func(ctx context.Context, u Upstream) (backend.Backend, error) {
+		return map[string]*fakeRuntime{ref.url: ref, hf.url: hf}[u.URL], nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ts := httptestServer(t, s)
+	count := func(model string) (int, any) {
+		resp := post(t, ts.URL+"/v1/messages/count_tokens", `{"model": "`+model+`", "system": "Be brief.", "messages": [{"role": "user", "content": "What is the weather in Paris? Caf\u00e9s?"}],
+			"tools": [{"name": "get_weather", "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}}}]}`)
+		v := decodeBody(t, resp)
+		return resp.StatusCode, v["input_tokens"]
+	}
+	_, want := count("tiny")
+	if n, _ := want.(float64); n < 30 {
+		t.Fatalf("the GGUF's count: %v", want)
+	}
+	for _, m := range []string{"by-folder", "by-template-file"} {
+		if status, n := count(m); status != 200 || n != want {
+			t.Errorf("%s: %d, %v tokens; the GGUF's tokenizer counts %v", m, status, n, want)
+		}
+	}
+	if status, n := count("no-tokenizer"); status != 400 {
+		t.Errorf("no tokenizer.json: %d, %v", status, n)
+	}
+}
+
+// count_tokens for LM Studio's models: LM Studio names no file, and the
+// gateway finds the model's GGUF in LM Studio's models folder (as LM Studio
+// names models: the folder, lower-cased, without "-GGUF", the publisher
+// before it and a variant after "@" where needed), whose template and
+// tokenizer it then reads. A name that fits the folders of two publishers,
+// a model not in the folder, and an LM Studio that is not on this machine
+// get no count.
+func TestCountTokensLMStudioFolder(t *testing.T) {
+	gguf := tinyModel(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
+	for _, f := range []string{"lmstudio-community/Tiny-Qwen3-GGUF/Tiny-Qwen3-Q8_0.gguf", "lmstudio-community/Tiny-Qwen3-GGUF/Tiny-Qwen3-Q4_K_M.gguf",
+		"unsloth/Tiny-Qwen3-GGUF/Tiny-Qwen3-Q8_0.gguf", "lmstudio-community/Only-Here-GGUF/Only-Here-Q8_0.gguf"} {
+		p := filepath.Join(home, ".lmstudio", "models", f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(gguf, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ref := &fakeRuntime{kind: backend.Ollama, url: "http://127.0.0.1:1", canComplete: true,
+		models: map[string]backend.ModelInfo{"tiny": {GGUFPath: gguf}}}
+	lms := &fakeRuntime{kind: backend.LMStudio, url: "http://127.0.0.1:2", canComplete: true, models: map[string]backend.ModelInfo{
+		"only-here": {ContextLength: 2048}, "unsloth/tiny-qwen3": {}, "tiny-qwen3@q4_k_m": {}, "tiny-qwen3": {}, "not-in-folder": {}}}
+	remote := &fakeRuntime{kind: backend.LMStudio, url: "http://192.168.7.7:1234", canComplete: true,
+		models: map[string]backend.ModelInfo{"only-here": {}}}
+	count := func(ts *httptest.Server, model string) (int, any) {
+		resp := post(t, ts.URL+"/v1/messages/count_tokens", `{"model": "`+model+`", "messages": [{"role": "user", "content": "What is the weather in Paris?"}]}`)
+		return resp.StatusCode, decodeBody(t, resp)["input_tokens"]
+	}
+	ts := newFakeGateway(t, Config{}, ref, lms)
+	_, want := count(ts, "tiny")
+	for _, m := range []string{"only-here", "unsloth/tiny-qwen3", "tiny-qwen3@q4_k_m"} {
+		if status, n := count(ts, m); status != 200 || n != want {
+			t.Errorf("%s: %d, %v tokens; want %v", m, status, n, want)
+		}
+	}
+	for _, m := range []string{"tiny-qwen3", "not-in-folder"} {
+		if status, n := count(ts, m); status != 400 {
+			t.Errorf("%s: %d, %v tokens; want no count", m, status, n)
+		}
+	}
+	if status, n := count(newFakeGateway(t, Config{}, remote), "only-here"); status != 400 {
+		t.Errorf("an LM Studio on another machine: %d, %v tokens; want no count", status, n)
 	}
 }

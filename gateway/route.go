@@ -361,6 +361,7 @@ func (s *Server) findTemplate(ctx context.Context, u *upstream, model string, st
 		// Ollama names a model "name:latest" where the user wrote "name".
 		configured = u.cfg.Templates[strings.TrimSuffix(model, ":latest")]
 	}
+	localModelFiles(u, model, configured, &info, st) // LM Studio's GGUF, a model folder's tokenizer.json (counttokens.go)
 	switch {
 	case configured != "":
 		path := configured
