@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -122,4 +123,74 @@ func TestEmbeddedLazyGrammar(t *testing.T) {
 		t.Errorf("raw completion %q", completion)
 	}
 	t.Logf("constrained completion: %q (unconstrained, the model writes {\"city\":\"Paris\"})", completion)
+}
+
+// A template whose generation prompt opens the reasoning (as DeepSeek-R1's
+// and QwQ's do) and the random model, which writes no "</think>" by itself:
+// with room to reason, every forced call's first pass ends on its limit
+// inside the reasoning, the gateway closes it, and the call comes in the
+// second, call-only pass. Without that pass each answer would end at
+// max_tokens with no call.
+func TestEmbeddedForcedCallAfterOpenReasoning(t *testing.T) {
+	base, _ := startEmbedded(t, "-model", reasoningOpenModel(t))
+	cl := client(base)
+	tools, schemas := boundedToolsAndSchemas(t)
+	samples := sampleCount(t, 20)
+	for i := range samples {
+		resp, err := cl.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
+			Model:             "tiny-reasoning-open",
+			Messages:          []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Use a tool.")},
+			Tools:             tools,
+			ToolChoice:        openai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: openai.String("required")},
+			MaxTokens:         openai.Int(1024),
+			Seed:              openai.Int(int64(i)),
+			ParallelToolCalls: openai.Bool(false),
+		})
+		if err != nil {
+			t.Fatalf("sample %d: %v", i, err)
+		}
+		msg := resp.Choices[0].Message
+		reasoning := msg.JSON.ExtraFields["reasoning_content"].Raw()
+		if len(msg.ToolCalls) != 1 || resp.Choices[0].FinishReason != "tool_calls" || len(reasoning) < 100 {
+			t.Errorf("sample %d: %d calls, finish %q, %d bytes of reasoning; content %q", i, len(msg.ToolCalls), resp.Choices[0].FinishReason, len(reasoning), msg.Content)
+			continue
+		}
+		var compact bytes.Buffer
+		call := msg.ToolCalls[0].Function
+		if g := schemas[call.Name]; g == nil || json.Compact(&compact, []byte(call.Arguments)) != nil || !g.Match(compact.String()) {
+			t.Errorf("sample %d: invalid call %s %s", i, call.Name, call.Arguments)
+		}
+		if resp.Usage.CompletionTokens <= 768 || resp.Usage.CompletionTokens > 1024 {
+			t.Errorf("sample %d: %d completion tokens, want the first pass's 768 and the call's", i, resp.Usage.CompletionTokens)
+		}
+	}
+}
+
+// reasoningOpenModel writes a copy of the random model whose chat template
+// leaves the reasoning open after the generation prompt: Qwen3's
+// "enable_thinking is false" branch made unconditional and its closed
+// "<think></think>" cut to "<think>\n", each padded with spaces inside the tag
+// so that the GGUF's string keeps its length.
+func reasoningOpenModel(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(fixtures.Require(t), "models", "tiny-qwen3-random.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range [][2]string{
+		{"{%- if enable_thinking is defined and enable_thinking is false %}", "{%- if true"},
+		{`{{- '<think>\n\n</think>\n\n' }}`, `{{- '<think>\n'`},
+	} {
+		end := r[0][len(r[0])-2:] // "%}" or "}}"
+		with := r[1] + strings.Repeat(" ", len(r[0])-len(r[1])-3) + " " + end
+		if bytes.Count(data, []byte(r[0])) != 1 || len(with) != len(r[0]) {
+			t.Fatalf("the template does not hold %q once", r[0])
+		}
+		data = bytes.Replace(data, []byte(r[0]), []byte(with), 1)
+	}
+	path := filepath.Join(t.TempDir(), "tiny-reasoning-open.gguf")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
