@@ -2,7 +2,10 @@ package llamacpp
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -109,4 +112,35 @@ func BenchmarkGrammarFollowed(b *testing.B) {
 	grammarWays(b, func(b *testing.B) {
 		benchComplete(b, backend.CompleteRequest{Model: "tiny-qwen3-toolcall", Prompt: weatherPrompt, MaxTokens: 64, Temperature: f64(0), Grammar: gbnf})
 	})
+}
+
+// BenchmarkConcurrent measures n streaming requests sent at once to one
+// model (concurrent_bench_test.go), for n of 1, 4, 16 and 64: decoded
+// together with a slot for each (64 slots), with the default 4 slots (at
+// most four together, the rest queued), and taking turns (one at a time,
+// as before the scheduler).
+func BenchmarkConcurrent(b *testing.B) {
+	threads, _ := strconv.Atoi(os.Getenv("DRAGOMAN_LLAMA_THREADS"))
+	e, err := New(Options{LibDir: libDir(b), Models: []string{modelPath(b, "tiny-qwen3-random.gguf")}, ContextSize: 2048, Threads: max(threads, 1), Slots: 64})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	m := e.byID["tiny-qwen3-random"]
+	m.noReuse = true
+	for _, n := range []int{1, 4, 16, 64} {
+		for _, mode := range []struct {
+			name  string
+			limit int32
+		}{{"together", 0}, {"slots=4", 4}, {"turns", 1}} {
+			if n == 1 && mode.limit != 0 || n == 4 && mode.limit == 4 {
+				continue // the same as together
+			}
+			b.Run(fmt.Sprintf("streams=%d/%s", n, mode.name), func(b *testing.B) {
+				m.limit.Store(mode.limit)
+				defer m.limit.Store(0)
+				benchStreams(b, e, n)
+			})
+		}
+	}
 }

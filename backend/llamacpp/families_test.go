@@ -99,7 +99,7 @@ func refusedByLlama(t *testing.T, m *model, name, gbnf string, lazy bool, trigge
 	defer m.release()
 	var pats []string
 	for _, w := range triggers {
-		pats = append(pats, regexp.QuoteMeta(w)) // as grammarSampler makes "word" triggers
+		pats = append(pats, regexp.QuoteMeta(w)) // as checkGrammar makes "word" triggers
 	}
 	s, err := m.initGrammar(gbnf, lazy, pats)
 	if err != nil {

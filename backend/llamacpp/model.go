@@ -178,6 +178,10 @@ func (m *model) complete(ctx context.Context, req backend.CompleteRequest) (back
 	if err != nil {
 		return nil, err
 	}
+	patterns, err := checkGrammar(req, gbnf)
+	if err != nil {
+		return nil, err
+	}
 	tokens, err := m.tokenize(req.Prompt)
 	if err != nil {
 		return nil, err
@@ -188,7 +192,7 @@ func (m *model) complete(ctx context.Context, req backend.CompleteRequest) (back
 	if len(tokens) >= m.nCtx {
 		return nil, badRequest("the prompt is %d tokens and %s's context holds %d (leaving no room for an answer): shorten the conversation or the tools, or start the engine with a larger --ctx", len(tokens), m.id, m.nCtx)
 	}
-	s := &seq{ctx: ctx, req: req, gbnf: gbnf, prompt: tokens, started: make(chan error, 1), out: make(chan event, streamBuffer),
+	s := &seq{ctx: ctx, req: req, gbnf: gbnf, patterns: patterns, prompt: tokens, started: make(chan error, 1), out: make(chan event, streamBuffer),
 		maxTokens: req.MaxTokens, stops: nonEmpty(req.Stop), stopAt: -1}
 	select {
 	case m.submit <- s:
@@ -241,13 +245,14 @@ const (
 )
 
 // sampler builds the request's sampling: llama.cpp's grammar sampler when
-// the output is constrained, and the chain: repetition penalty, then greedy
-// for temperature 0, else top-k, top-p, min-p, temperature and a seeded draw.
+// the output is constrained (gbnf checked and the lazy grammar's patterns
+// made by checkGrammar), and the chain: repetition penalty, then greedy for
+// temperature 0, else top-k, top-p, min-p, temperature and a seeded draw.
 // The grammar stays out of the chain: see sampling.
-func (m *model) sampler(req backend.CompleteRequest, gbnf string) (*sampling, error) {
+func (m *model) sampler(req backend.CompleteRequest, gbnf string, patterns []string) (*sampling, error) {
 	s := &sampling{grammarFirst: grammarFirst}
 	if gbnf != "" {
-		g, err := m.grammarSampler(req, gbnf)
+		g, err := m.initGrammar(gbnf, req.GrammarLazy, patterns)
 		if err != nil {
 			return nil, err
 		}
@@ -292,10 +297,15 @@ func (m *model) sampler(req backend.CompleteRequest, gbnf string) (*sampling, er
 	return s, nil
 }
 
-// grammarSampler is llama.cpp's grammar sampler (root rule "root"), lazy when
-// the request says so: "word" triggers become escaped patterns, as
-// llama.cpp's own server makes them.
-func (m *model) grammarSampler(req backend.CompleteRequest, gbnf string) (llamaSampler, error) {
+// checkGrammar checks gbnf and returns the lazy grammar's trigger
+// patterns: "word" triggers become escaped patterns, as llama.cpp's own
+// server makes them. It runs on the request's goroutine, before the
+// request waits for the scheduler: a bad grammar is a 400 at once, and a
+// large one's checking holds no one else's decoding.
+func checkGrammar(req backend.CompleteRequest, gbnf string) ([]string, error) {
+	if gbnf == "" {
+		return nil, nil
+	}
 	// Checked here first: llama.cpp prints its parse errors to stderr and
 	// logs only that it failed.
 	g, err := grammar.Parse(gbnf)
@@ -303,13 +313,13 @@ func (m *model) grammarSampler(req backend.CompleteRequest, gbnf string) (llamaS
 		err = g.Check()
 	}
 	if err != nil {
-		return 0, badRequest("the grammar is not valid GBNF: %v", err)
+		return nil, badRequest("the grammar is not valid GBNF: %v", err)
 	}
 	if !req.GrammarLazy {
-		return m.initGrammar(gbnf, false, nil)
+		return nil, nil
 	}
 	if len(req.GrammarTriggers) == 0 {
-		return 0, badRequest("a lazy grammar needs at least one trigger")
+		return nil, badRequest("a lazy grammar needs at least one trigger")
 	}
 	pats := make([]string, len(req.GrammarTriggers))
 	for i, t := range req.GrammarTriggers {
@@ -319,10 +329,10 @@ func (m *model) grammarSampler(req backend.CompleteRequest, gbnf string) (llamaS
 		case "pattern":
 			pats[i] = t.Value
 		default:
-			return 0, badRequest("grammar trigger type %q: want word or pattern", t.Type)
+			return nil, badRequest("grammar trigger type %q: want word or pattern", t.Type)
 		}
 	}
-	return m.initGrammar(gbnf, true, pats)
+	return pats, nil
 }
 
 // initGrammar makes llama.cpp's grammar sampler for gbnf, lazy with the

@@ -44,13 +44,14 @@ const streamBuffer = 16
 // the answer so far. Only the scheduler touches it, except out (read by the
 // stream) and closed (set by it).
 type seq struct {
-	ctx     context.Context
-	req     backend.CompleteRequest
-	gbnf    string
-	prompt  []llamaToken
-	started chan error // buffered: nil once the prompt is decoded, else why the request failed
-	out     chan event // the answer's chunks; closed when the sequence leaves
-	closed  atomic.Bool
+	ctx      context.Context
+	req      backend.CompleteRequest
+	gbnf     string
+	patterns []string // a lazy grammar's triggers (checkGrammar)
+	prompt   []llamaToken
+	started  chan error // buffered: nil once the prompt is decoded, else why the request failed
+	out      chan event // the answer's chunks; closed when the sequence leaves
+	closed   atomic.Bool
 
 	stopWake func() bool // stops the context.AfterFunc that pokes the scheduler
 	smpl     *sampling
@@ -100,9 +101,10 @@ type sched struct {
 
 	active   []*seq // the running sequences, in admission order
 	quitting bool
-	// turns makes the scheduler run one sequence at a time: requests take
-	// turns, as before the scheduler (the benchmarks' "before").
-	turns bool
+	// limit, when above 0, bounds the running sequences below the slots;
+	// 1 makes requests take turns, as before the scheduler (the
+	// benchmarks' "before").
+	limit atomic.Int32
 
 	// gather, set by tests, makes the scheduler wait until that many
 	// requests run before it decodes (once), so that a test knows they
@@ -157,10 +159,10 @@ func (m *model) run() {
 }
 
 // capacity is how many sequences may run at once: one per slot (a running
-// sequence owns its slot), one in all when turns.
+// sequence owns its slot), or limit.
 func (m *model) capacity() int {
-	if m.turns {
-		return 1
+	if n := int(m.limit.Load()); n > 0 {
+		return min(n, len(m.slots))
 	}
 	return len(m.slots)
 }
@@ -235,7 +237,7 @@ func (m *model) admit() bool {
 // decoded from the first token the slot does not hold.
 func (m *model) start(s *seq) {
 	takeProblems()
-	smpl, err := m.sampler(s.req, s.gbnf)
+	smpl, err := m.sampler(s.req, s.gbnf, s.patterns)
 	if err != nil {
 		s.started <- err
 		return
