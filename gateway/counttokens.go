@@ -81,7 +81,7 @@ var errCannotCount = errors.New("the model's chat template or tokenizer is not a
 // passed on.
 func (x *exchange) countPrompt(ctx context.Context) (int, error) {
 	rt := x.rt
-	counter, remote := rt.up.be.(backend.TokenCounter)
+	_, remote := rt.up.be.(backend.TokenCounter)
 	remote = remote && rt.up.be.Kind() == backend.LlamaServer
 	if rt.state.tpl == nil || (rt.state.tok == nil && !remote) {
 		return 0, errCannotCount
@@ -90,11 +90,20 @@ func (x *exchange) countPrompt(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if rt.state.tok != nil {
-		return rt.state.tok.Count(prompt), nil
+	return x.countText(ctx, prompt)
+}
+
+// countText counts a rendered prompt with the model's tokenizer, or has
+// llama-server count it; errCannotCount where neither can.
+func (x *exchange) countText(ctx context.Context, prompt string) (int, error) {
+	if tok := x.rt.state.tok; tok != nil {
+		return tok.Count(prompt), nil
 	}
 	// No tokenizer at hand: the runtime that will read the prompt counts it.
-	return counter.CountTokens(ctx, prompt)
+	if counter, ok := x.rt.up.be.(backend.TokenCounter); ok && x.rt.up.be.Kind() == backend.LlamaServer {
+		return counter.CountTokens(ctx, prompt)
+	}
+	return 0, errCannotCount
 }
 
 // promptAnnouncer is an answer that tells the client the prompt's length
@@ -105,10 +114,11 @@ type promptAnnouncer interface {
 }
 
 // announcedPromptTokens is the prompt's length the answer's begin gets: the
-// pipeline's count (own mode with the model's tokenizer, or the runtime's
-// before answering), else, for an answer that announces it, the count
-// count_tokens would give; 0 where neither is at hand, and the runtime's
-// own figure then comes with the answer's end. In relay mode the runtime
+// pipeline's count (Ollama's num_ctx, or the runtime's before answering),
+// else, for an answer that announces it, the prompt sent counted (own mode)
+// or the count count_tokens would give (relay mode); 0 where neither is at
+// hand, and the runtime's own figure then comes with the answer's end. In
+// relay mode the runtime
 // renders the prompt itself: llama-server and vLLM with the same template,
 // Ollama with its own Go template, for which the count is the Jinja
 // rendering's.
@@ -119,10 +129,17 @@ func (x *exchange) announcedPromptTokens(ctx context.Context) int {
 	if a, ok := x.out.(promptAnnouncer); !ok || !a.announcesPromptTokens() {
 		return 0
 	}
-	// Counting renders as own mode would: its decisions and diagnostics are
-	// not this request's.
-	cx := &exchange{s: x.s, client: x.client, req: x.req, rec: &trace.Record{}, rt: x.rt}
-	n, err := cx.countPrompt(ctx)
+	var n int
+	var err error
+	if x.rec.Mode == "own" && x.rec.Prompt != "" {
+		// Own mode without Ollama's num_ctx: the prompt sent is at hand.
+		n, err = x.countText(ctx, x.rec.Prompt)
+	} else {
+		// Counting renders as own mode would: its decisions and diagnostics
+		// are not this request's.
+		cx := &exchange{s: x.s, client: x.client, req: x.req, rec: &trace.Record{}, rt: x.rt}
+		n, err = cx.countPrompt(ctx)
+	}
 	switch {
 	case errors.Is(err, errCannotCount):
 		return 0
@@ -130,7 +147,9 @@ func (x *exchange) announcedPromptTokens(ctx context.Context) int {
 		x.rec.Decide("message_start's input_tokens is 0: the prompt could not be counted (" + x.s.public(err).Error() + "); the runtime's count comes in message_delta")
 		return 0
 	}
-	x.rec.Decide(fmt.Sprintf("message_start's input_tokens: %d, the request rendered with the model's template and counted as count_tokens counts it; message_delta carries the runtime's own count", n))
+	if x.rec.Mode != "own" {
+		x.rec.Decide(fmt.Sprintf("message_start's input_tokens: %d, the request rendered with the model's template and counted as count_tokens counts it; message_delta carries the runtime's own count", n))
+	}
 	return n
 }
 

@@ -137,13 +137,13 @@ func TestCountTokensOnLlamaServer(t *testing.T) {
 	}
 }
 
-// In relay mode the runtime renders the prompt and counts it only with its
-// answer; Anthropic's message_start then carries the count count_tokens
+// In relay mode (and in own mode off Ollama, where no num_ctx needs the
+// count) the runtime counts the prompt only with its answer; Anthropic's message_start then carries the count count_tokens
 // gives where Dragoman can count (the model's template and tokenizer at
 // hand), message_delta the runtime's own figure (or message_start's where
 // the runtime gave none); where Dragoman cannot count, message_start says 0
 // as before and message_delta the runtime's figure.
-func TestMessageStartInputTokensInRelayMode(t *testing.T) {
+func TestMessageStartInputTokens(t *testing.T) {
 	gguf := tinyModel(t)
 	usage := &chat.Usage{PromptTokens: 77, CompletionTokens: 1}
 	counted := &fakeRuntime{kind: backend.Ollama, url: "http://127.0.0.1:1", // no raw prompts: relay mode
@@ -152,19 +152,25 @@ func TestMessageStartInputTokensInRelayMode(t *testing.T) {
 	silent := &fakeRuntime{kind: backend.Ollama, url: "http://127.0.0.1:2",
 		models: map[string]backend.ModelInfo{"tiny2": {GGUFPath: gguf}},
 		script: []backend.Chunk{{Text: "ok"}, {FinishReason: chat.FinishStop}}}
-	ts := newFakeGateway(t, Config{}, counted, silent)
+	// Own mode on a runtime other than Ollama (no num_ctx to count for):
+	// the prompt sent is counted.
+	own := &fakeRuntime{kind: backend.VLLM, url: "http://127.0.0.1:3", canComplete: true,
+		models: map[string]backend.ModelInfo{"tiny-own": {GGUFPath: gguf}},
+		script: []backend.Chunk{{Text: "ok"}, {FinishReason: chat.FinishStop, Usage: usage}}}
+	ts := newFakeGateway(t, Config{}, counted, silent, own)
 	const msgs = `"messages": [{"role": "user", "content": "What is the weather in Paris?"}], "tools": [{"name": "get_weather", "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}}}]`
 	want := decodeBody(t, post(t, ts.URL+"/v1/messages/count_tokens", `{"model": "tiny", `+msgs+`}`))["input_tokens"]
 	if n, _ := want.(float64); n < 20 {
 		t.Fatalf("count_tokens %v", want)
 	}
 	for _, c := range []struct {
-		model        string
+		model, mode  string
 		start, delta any
 	}{
-		{"tiny", want, 77.0},  // counted here; the runtime's figure at the end
-		{"tiny2", want, want}, // counted here; the runtime gave none
-		{"notokn", 0.0, 77.0}, // no tokenizer: as before
+		{"tiny", "relay", want, 77.0},   // counted here; the runtime's figure at the end
+		{"tiny2", "relay", want, want},  // counted here; the runtime gave none
+		{"notokn", "relay", 0.0, 77.0},  // no tokenizer: as before
+		{"tiny-own", "own", want, 77.0}, // the prompt sent, counted
 	} {
 		resp := post(t, ts.URL+"/v1/messages", `{"model": "`+c.model+`", "max_tokens": 16, "stream": true, `+msgs+`}`)
 		body, _ := io.ReadAll(resp.Body)
@@ -185,7 +191,7 @@ func TestMessageStartInputTokensInRelayMode(t *testing.T) {
 			t.Errorf("%s: input_tokens %v in message_start, %v in message_delta: want %v and %v\n%s", c.model, start, delta, c.start, c.delta, body)
 		}
 		tr := decodeBody(t, get(t, ts.URL+"/v1/dragoman/requests/"+resp.Header.Get("X-Dragoman-Request-Id")))
-		if tr["mode"] != "relay" {
+		if tr["mode"] != c.mode {
 			t.Errorf("%s: mode %v", c.model, tr["mode"])
 		}
 	}
