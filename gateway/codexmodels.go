@@ -27,6 +27,14 @@ import (
 // goes on for the next listing and the first request.
 const codexCatalogWait = 10 * time.Second
 
+// codexPrepareAll is the most models the Codex listing prepares: a
+// preparation keeps the model's tokenizer (about 20 MB for a 150k-token
+// vocabulary) for the process's life, which a catalog of a few models can
+// afford and a store of dozens, of which Codex uses one, should not pay for.
+// In a larger catalog only the models already prepared (requests have used
+// them) get what their templates say.
+const codexPrepareAll = 8
+
 // wantsCodexModels reports whether a GET /v1/models is Codex CLI's.
 func wantsCodexModels(r *http.Request) bool {
 	return r.URL.Query().Has("client_version")
@@ -111,9 +119,14 @@ func (s *Server) handleCodexModels(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	// Every model is prepared as its first request would prepare it, all at
-	// once, for at most codexCatalogWait.
+	// once, for at most codexCatalogWait; in a larger catalog, only those
+	// prepared already.
 	var wg sync.WaitGroup
 	for _, e := range entries {
+		if len(entries) > codexPrepareAll {
+			e.st = preparedState(e.u, e.name)
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -130,6 +143,23 @@ func (s *Server) handleCodexModels(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, struct {
 		Models []codexModel `json:"models"`
 	}{out})
+}
+
+// preparedState is the model's finished preparation, or nil: none is
+// started.
+func preparedState(u *upstream, model string) *modelState {
+	u.mu.Lock()
+	st := u.prepared[model]
+	u.mu.Unlock()
+	if st == nil {
+		return nil
+	}
+	select {
+	case <-st.ready:
+		return st
+	default:
+		return nil
+	}
 }
 
 // codexModelFor describes one model as Codex reads it: st is its

@@ -1,12 +1,14 @@
 package gateway
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/dragoman-dev/dragoman/backend"
+	"github.com/dragoman-dev/dragoman/chat"
 	"github.com/dragoman-dev/dragoman/internal/fixtures"
 )
 
@@ -105,5 +107,48 @@ func TestCodexModels(t *testing.T) {
 	v = decodeBody(t, get(t, ts.URL+"/v1/models"))
 	if path(v, "object") != "list" || path(v, "models") != nil || len(path(v, "data").([]any)) != 5 {
 		t.Errorf("GET /v1/models: %v", v)
+	}
+}
+
+// A catalog of more models than codexPrepareAll prepares none of them (each
+// would keep its tokenizer): those a request has used, and so prepared,
+// carry what their templates say; the others what the runtime's listing
+// said.
+func TestCodexModelsLargeCatalog(t *testing.T) {
+	models := map[string]backend.ModelInfo{}
+	for i := range codexPrepareAll + 1 {
+		models[fmt.Sprintf("qwen-%d", i)] = backend.ModelInfo{Template: qwenTemplate, ContextLength: 40960, EOSToken: "<|im_end|>"}
+	}
+	rt := &fakeRuntime{kind: backend.Ollama, url: "http://127.0.0.1:1", canComplete: true, models: models,
+		script: []backend.Chunk{{Text: "ok"}, {FinishReason: chat.FinishStop}}}
+	ts := newFakeGateway(t, Config{}, rt)
+	catalog := func() map[string]any {
+		out := map[string]any{}
+		for _, m := range path(decodeBody(t, get(t, ts.URL+"/v1/models?client_version=0.169.0")), "models").([]any) {
+			out[str(path(m, "slug"))] = m
+		}
+		return out
+	}
+	first := catalog()
+	if len(first) != codexPrepareAll+1 {
+		t.Fatalf("%d models: %v", len(first), first)
+	}
+	for slug, m := range first {
+		if path(m, "context_window") != nil || path(m, "dragoman", "prepared") != false {
+			t.Errorf("%s prepared for the catalog: %v", slug, m)
+		}
+	}
+	rt.mu.Lock()
+	infos := rt.infos
+	rt.mu.Unlock()
+	if infos != 0 {
+		t.Errorf("the catalog asked the runtime to describe %d models", infos)
+	}
+	if resp := post(t, ts.URL+"/v1/chat/completions", `{"model": "qwen-3", "messages": [{"role": "user", "content": "hi"}]}`); resp.StatusCode != 200 {
+		t.Fatalf("chat: %d", resp.StatusCode)
+	}
+	m := catalog()["qwen-3"]
+	if path(m, "context_window") != 40960.0 || path(m, "supports_parallel_tool_calls") != true || path(m, "default_reasoning_level") != "medium" {
+		t.Errorf("qwen-3, used: %v", m)
 	}
 }
