@@ -9,12 +9,20 @@
 // with triggers) or a JSON Schema (converted to GBNF by package grammar)
 // constrains the sampler.
 //
-// Each model has one llama.cpp context; requests for the same model take
-// turns (a queue that honours the request's context). The context holds
-// several cached conversations (slots, sequences of one unified KV cache):
-// a request takes the slot holding the longest prefix of its prompt, or a
-// free or the least recently used one, keeps that prefix's KV cache and
-// decodes only the rest (cache.go).
+// Each model has one llama.cpp context, owned by one goroutine, its
+// scheduler (sched.go), which makes every call on it. Requests for the same
+// model are decoded together (continuous batching, step.go): every step is
+// one llama_decode of a batch holding one generated token of each running
+// request and shares of the prompts still being decoded, after which each
+// request samples its own next token with its own sampler chain and
+// grammar. A request joins at the next step and leaves, freeing its
+// sequence, as soon as it finishes, fails, or its client cancels or closes
+// the stream; at most one request runs per slot, and the others wait in a
+// queue that honours their context. The context holds several cached
+// conversations (slots, sequences of one unified KV cache): a request takes
+// the idle slot holding the longest prefix of its prompt, or a free or the
+// least recently used one, keeps that prefix's KV cache and decodes only
+// the rest (cache.go).
 package llamacpp
 
 import (
@@ -56,7 +64,9 @@ type Options struct {
 	// Slots is how many conversations each model keeps cached (cache.go):
 	// llama.cpp sequences sharing one KV cache of ContextSize cells, so
 	// any one of them may fill the whole context and more slots cost no KV
-	// memory. 0 is DefaultSlots; at most 256.
+	// memory. It is also how many of a model's requests are decoded
+	// together (a running request owns its slot; more wait in a queue).
+	// 0 is DefaultSlots; at most 256.
 	Slots int
 	// NoPromptReuse makes every request start from an empty KV cache
 	// instead of keeping the prefix its prompt shares with what earlier
