@@ -24,6 +24,10 @@ type CallPlan struct {
 	Prefill, Suffix string
 	// Decisions say what was chosen and why, for the trace.
 	Decisions []string
+	// Form is how the calls are constrained (trace.Record.Constraint):
+	// "grammar", "lazy-grammar", "structural-tag", "json-schema", or ""
+	// when they are not.
+	Form string
 }
 
 // PlanCalls sets the constraint fields of creq for calls to tools, in family
@@ -80,7 +84,9 @@ func planCalls(ctx context.Context, f *format.Family, kind backend.Kind, tools [
 		}
 		creq.Grammar, creq.GrammarLazy, creq.PreservedTokens = c.Grammar, c.Lazy, c.Triggers
 		how := fmt.Sprintf("the output is constrained by the %s call grammar from its first byte", f.ID)
+		plan.Form = "grammar"
 		if c.Lazy {
+			plan.Form = "lazy-grammar"
 			for _, t := range c.Triggers {
 				creq.GrammarTriggers = append(creq.GrammarTriggers, backend.GrammarTrigger{Type: "word", Value: t})
 			}
@@ -104,6 +110,7 @@ func planCalls(ctx context.Context, f *format.Family, kind backend.Kind, tools [
 			return plan, err
 		}
 		creq.StructuralTag = bytes.TrimSpace(tag.Bytes())
+		plan.Form = "structural-tag"
 		plan.Decisions = append(plan.Decisions, fmt.Sprintf(`tool_choice "auto": calls are constrained by a structural tag once the model opens one (%q)`, c.Triggers))
 		return plan, nil
 	case !forced:
@@ -183,7 +190,7 @@ func forcedBySchema(f *format.Family, kind backend.Kind, tools []chat.Tool, tc c
 			if open, close, schema, ok := f.ForceNamed(t); ok {
 				creq.Prompt += open
 				creq.JSONSchema = schema
-				plan.Prefill, plan.Suffix = open, close
+				plan.Prefill, plan.Suffix, plan.Form = open, close, "json-schema"
 				plan.Decisions = append(plan.Decisions, fmt.Sprintf("%s: the prompt ends with the call to %q opened (%q) and the output is constrained to its arguments' JSON Schema", choice, only, open))
 				return plan, nil
 			}
@@ -198,7 +205,7 @@ func forcedBySchema(f *format.Family, kind backend.Kind, tools []chat.Tool, tc c
 	}
 	creq.Prompt += f.Force.Open
 	creq.JSONSchema = body
-	plan.Prefill, plan.Suffix = f.Force.Open, f.Force.Close
+	plan.Prefill, plan.Suffix, plan.Form = f.Force.Open, f.Force.Close, "json-schema"
 	plan.Decisions = append(plan.Decisions, fmt.Sprintf("%s: the prompt ends with the call opener %q and the output is constrained to the call's JSON body", choice, f.Force.Open))
 	return plan, nil
 }

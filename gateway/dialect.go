@@ -95,7 +95,7 @@ func (s *Server) serveChat(d *dialect) http.HandlerFunc {
 		rec.Status = status
 		s.logRequest(rec)
 		s.traces.Put(rec)
-		s.metrics.finished(d.api, status)
+		s.metrics.observe(rec)
 	}
 }
 

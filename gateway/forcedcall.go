@@ -8,6 +8,7 @@ import (
 
 	"github.com/dragoman-dev/dragoman/backend"
 	"github.com/dragoman-dev/dragoman/chat"
+	"github.com/dragoman-dev/dragoman/trace"
 )
 
 // A forced call whose grammar lets the model reason first can spend the
@@ -186,6 +187,7 @@ func (s *twoPassStream) begin(c backend.Chunk) (backend.Chunk, error) {
 		return c, nil
 	}
 	x.rec.Decide(fmt.Sprintf("the reasoning used its %d tokens unclosed: the gateway closed it (%q) and asked for the call alone, within %d tokens", s.pass.first.MaxTokens, strings.TrimSpace(closer), s.pass.reserve))
+	x.rec.Act(trace.ActionCallSecondPass)
 	s.cur.Close()
 	s.cur, s.second = next, true
 	held := c

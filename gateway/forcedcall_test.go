@@ -2,12 +2,14 @@ package gateway
 
 import (
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/dragoman-dev/dragoman/backend"
 	"github.com/dragoman-dev/dragoman/chat"
 	"github.com/dragoman-dev/dragoman/grammar"
+	"github.com/dragoman-dev/dragoman/trace"
 )
 
 const osloCall = "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}\n</tool_call>"
@@ -55,8 +57,8 @@ func TestForcedCallAfterReasoningThatDoesNotStop(t *testing.T) {
 			// it, and says why.
 			rec := traceOf(t, ts, ts.URL, resp.Header.Get("X-Dragoman-Request-Id"))
 			decisions := strings.Join(rec.Decisions, "\n")
-			if !strings.HasSuffix(rec.Completion, "ponder ponder</think>\n\n"+osloCall) || !strings.Contains(decisions, "the gateway closed it") {
-				t.Errorf("trace completion %q, decisions %s", rec.Completion, decisions)
+			if !strings.HasSuffix(rec.Completion, "ponder ponder</think>\n\n"+osloCall) || !strings.Contains(decisions, "the gateway closed it") || !slices.Contains(rec.Actions, trace.ActionCallSecondPass) {
+				t.Errorf("trace completion %q, decisions %s, actions %v", rec.Completion, decisions, rec.Actions)
 			}
 			first, second := rt.completes[0], rt.completes[1]
 			if first.MaxTokens != 768 || second.MaxTokens != 256 {

@@ -43,12 +43,19 @@ func TestOllamaContextFromPromptTokens(t *testing.T) {
 	if got := rt.completes[0].ContextLength; got != minContext {
 		t.Errorf("num_ctx %d; want %d for a short prompt", got, minContext)
 	}
+	if acts := tr["actions"]; acts != nil {
+		t.Errorf("actions %v for a prompt Ollama's default context holds", acts)
+	}
 
 	// A long conversation needs a larger context, in powers of two.
 	long := strings.Repeat("word ", 5000)
-	post(t, ts.URL+"/v1/chat/completions", `{"model":"tiny","max_tokens":100,"messages":[{"role":"user","content":"`+long+`"}]}`)
+	resp = post(t, ts.URL+"/v1/chat/completions", `{"model":"tiny","max_tokens":100,"messages":[{"role":"user","content":"`+long+`"}]}`)
 	if got := rt.completes[1].ContextLength; got != 8192 {
 		t.Errorf("num_ctx %d; want 8192 for a prompt of about 5000 tokens", got)
+	}
+	tr = decodeBody(t, get(t, ts.URL+"/v1/dragoman/requests/"+resp.Header.Get("X-Dragoman-Request-Id")))
+	if acts, _ := tr["actions"].([]any); len(acts) != 1 || acts[0] != "context-raised" {
+		t.Errorf("actions %v, want context-raised", tr["actions"])
 	}
 
 	resp = post(t, ts.URL+"/v1/chat/completions", `{"model":"narrow","messages":[{"role":"user","content":"`+long+`"}]}`)

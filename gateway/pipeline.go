@@ -159,9 +159,11 @@ func (x *exchange) start(ctx context.Context) (backend.Stream, error) {
 		kind := x.rt.up.be.Kind()
 		if x.rt.up.be.CanComplete() && x.rt.state.tpl != nil {
 			rec.Decide(fmt.Sprintf("tool_choice %s: %s's chat API does not enforce it, so this request goes in own mode, where the call is constrained", x.choiceName(), kind))
+			rec.Act(trace.ActionForcedCallOwnMode)
 			rec.Mode = "own"
 			return x.startOwn(ctx)
 		}
+		rec.Act(trace.ActionForcedCallRefused)
 		return nil, &requestError{msg: fmt.Sprintf(`tool_choice %s cannot be enforced through %s's chat API (relay mode), and own mode needs the model's chat template and raw prompts; send "auto", or configure a template for the model`, x.choiceName(), kind), param: "tool_choice"}
 	}
 	rec.Mode = "relay"
@@ -293,9 +295,14 @@ func (x *exchange) constrainCalls(ctx context.Context, tools []chat.Tool, reason
 	for _, d := range plan.Decisions {
 		x.rec.Decide(d)
 	}
+	var re *requestError
+	if errors.As(err, &re) && re.param == "tool_choice" {
+		x.rec.Act(trace.ActionForcedCallRefused)
+	}
 	if err != nil {
 		return err
 	}
+	x.rec.Constraint = plan.Form
 	if plan.Prefill != "" {
 		x.rec.Prompt = creq.Prompt
 		x.prefill, x.suffix = x.prefill+plan.Prefill, plan.Suffix
@@ -335,6 +342,7 @@ func (x *exchange) closeReasoningForCall(creq *backend.CompleteRequest) bool {
 		why = fmt.Sprintf("%s constrains the output by a JSON Schema only, which cannot put reasoning before the call", kind)
 	}
 	x.rec.Decide(fmt.Sprintf("tool_choice %s: the prompt closes the reasoning it left open (%q): %s", x.choiceName(), f.Calls.ThinkClose, why))
+	x.rec.Act(trace.ActionReasoningClosed)
 	return true
 }
 
@@ -368,6 +376,9 @@ func (x *exchange) contextFor(promptTokens int) (int, error) {
 		n = limit
 	}
 	x.rec.Decide(fmt.Sprintf("the prompt is %d tokens: num_ctx %d", promptTokens, n))
+	if n > minContext {
+		x.rec.Act(trace.ActionContextRaised) // Ollama's default would have cut the prompt or the answer
+	}
 	return n, nil
 }
 

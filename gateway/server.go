@@ -55,7 +55,7 @@ type Server struct {
 	mux      *http.ServeMux
 	traces   *trace.Store
 	compiled template.Compiled
-	metrics  metrics
+	metrics  *metrics
 	// responses keeps recent Responses API answers (previous_response_id).
 	responses *responseStore
 	now       func() time.Time // the templates' clock; nil is the real one
@@ -83,7 +83,7 @@ type Server struct {
 // connected and runtimes discovered when the first request needs them.
 func New(cfg Config, hooks Hooks) (*Server, error) {
 	cfg = cfg.withDefaults()
-	s := &Server{cfg: cfg, hooks: hooks, traces: trace.NewStore(cfg.TraceSize),
+	s := &Server{cfg: cfg, hooks: hooks, traces: trace.NewStore(cfg.TraceSize), metrics: newMetrics(),
 		responses: newResponseStore(cfg.Responses.Max, time.Duration(cfg.Responses.MaxAge))}
 	s.life, s.stop = context.WithCancel(context.Background())
 	now, err := template.NowFunc(cfg.Now)
@@ -186,7 +186,7 @@ func (s *Server) routes() {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintln(w, `{"status":"ok"}`)
 	})
-	s.mux.HandleFunc("GET /metrics", s.metrics.serve)
+	s.mux.Handle("GET /metrics", s.metrics.handler())
 	s.mux.HandleFunc("/", handleUnknownPath)
 }
 

@@ -37,6 +37,14 @@ type Record struct {
 	RequestBytes int    `json:"request_bytes,omitempty"`
 	// Decisions are the choices made on the way, in order, each a sentence.
 	Decisions []string `json:"decisions,omitempty"`
+	// Constraint is the form the model's calls were constrained in, if
+	// they were: "grammar" (from the first byte), "lazy-grammar" (from the
+	// call opener on), "structural-tag" or "json-schema" (a forced call
+	// after a prefill). Actions are what the gateway did beyond rendering
+	// and parsing, as codes (the Action constants): the decisions say the
+	// same in words; these are for counting.
+	Constraint string   `json:"constraint,omitempty"`
+	Actions    []string `json:"actions,omitempty"`
 
 	// Prompt is the rendered prompt (own mode); Completion the raw output as
 	// the runtime sent it (own mode) or its content (relay mode).
@@ -195,6 +203,7 @@ func (s *Store) Get(id string) (Record, bool) {
 	defer s.mu.Unlock()
 	c := *r
 	c.Decisions = append([]string(nil), r.Decisions...)
+	c.Actions = append([]string(nil), r.Actions...)
 	c.Diagnostics = append([]Diagnostic(nil), r.Diagnostics...)
 	c.Calls = append([]chat.ToolCall(nil), r.Calls...)
 	return c, true
@@ -204,6 +213,28 @@ func (s *Store) Get(id string) (Record, bool) {
 func (r *Record) Decide(format string) {
 	r.Decisions = append(r.Decisions, strings.TrimSpace(format))
 }
+
+// The actions a record counts (Record.Actions).
+const (
+	// ActionForcedCallRefused: a forced call (tool_choice "required" or a
+	// named function) that could not be enforced was refused with a 400.
+	ActionForcedCallRefused = "forced-call-refused"
+	// ActionForcedCallOwnMode: a forced call went in own mode because the
+	// runtime's chat API does not enforce tool_choice.
+	ActionForcedCallOwnMode = "forced-call-own-mode"
+	// ActionReasoningClosed: the prompt closed the reasoning a forced call
+	// had no room for.
+	ActionReasoningClosed = "reasoning-closed"
+	// ActionCallSecondPass: reasoning that used its budget unclosed was
+	// closed by the gateway and the call written in a second pass.
+	ActionCallSecondPass = "call-second-pass"
+	// ActionContextRaised: Ollama was asked for a num_ctx above its
+	// default, so that it did not cut the prompt or the answer silently.
+	ActionContextRaised = "context-raised"
+)
+
+// Act records that the gateway took an action (one of the Action codes).
+func (r *Record) Act(code string) { r.Actions = append(r.Actions, code) }
 
 // Since is the milliseconds from r.Start to now.
 func (r *Record) Since() float64 {
