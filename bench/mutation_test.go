@@ -84,6 +84,9 @@ func oneOf(k ErrorKind, kinds []ErrorKind) bool {
 func mutateType(fn *Function, want *ExpectedCall, args Value) (Value, bool) {
 	for i, m := range args.Members() {
 		p, a := fn.param(m.Key), want.param(m.Key)
+		if p == nil || a == nil {
+			continue
+		}
 		declared, _ := p.Type.kind()
 		for _, v := range []Value{Map(Member{"mutant", Int(1)}), List(String("mutant")), String("mutant"), Int(7919)} {
 			k := v.Kind()
@@ -127,7 +130,10 @@ func mutateExtra(_ *Function, _ *ExpectedCall, args Value) (Value, bool) {
 // that none of its acceptable values equals.
 func mutateValue(fn *Function, want *ExpectedCall, args Value) (Value, bool) {
 	for i, m := range args.Members() {
-		a := want.param(m.Key)
+		p, a := fn.param(m.Key), want.param(m.Key)
+		if p == nil || a == nil {
+			continue
+		}
 		var v Value
 		switch m.Value.Kind() {
 		case KindString:
@@ -144,7 +150,7 @@ func mutateValue(fn *Function, want *ExpectedCall, args Value) (Value, bool) {
 		default:
 			continue
 		}
-		if in(v, a.Acceptable) || fn.param(m.Key).Type == TypeFloat && in(v.asFloat(), a.Acceptable) {
+		if in(v, a.Acceptable) || p.Type == TypeFloat && in(v.asFloat(), a.Acceptable) {
 			continue
 		}
 		return replaced(args, i, v), true
@@ -157,7 +163,7 @@ func mutateValue(fn *Function, want *ExpectedCall, args Value) (Value, bool) {
 func mutateOrder(fn *Function, want *ExpectedCall, args Value) (Value, bool) {
 	for i, m := range args.Members() {
 		p := fn.param(m.Key)
-		if !p.Type.isList() || p.Items == TypeDict || m.Value.Kind() != KindList || len(m.Value.Items()) < 2 {
+		if p == nil || !p.Type.isList() || p.Items == TypeDict || m.Value.Kind() != KindList || len(m.Value.Items()) < 2 {
 			continue
 		}
 		items := m.Value.Items()

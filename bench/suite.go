@@ -82,16 +82,20 @@ func (it *Item) function(name string) *Function {
 }
 
 // validate checks what the checker relies on: every expected call names an
-// offered function, a simple item offers exactly one.
+// offered function; a simple item offers one and expects one call.
 func (it *Item) validate() error {
 	switch it.Expected.Mode {
 	case ModeNoCall, ModeAnyCall:
 		return nil
 	case ModeSimple:
-		if len(it.Functions) != 1 {
-			return fmt.Errorf("%s: a simple item offers %d functions, not 1", it.ID, len(it.Functions))
+		if len(it.Functions) != 1 || len(it.Expected.Calls) != 1 {
+			return fmt.Errorf("%s: a simple item offers %d functions and expects %d calls, not 1 and 1", it.ID, len(it.Functions), len(it.Expected.Calls))
 		}
-	case ModeMultiple, ModeParallel:
+	case ModeMultiple:
+		if len(it.Expected.Calls) != 1 {
+			return fmt.Errorf("%s: a multiple item expects %d calls, not 1", it.ID, len(it.Expected.Calls))
+		}
+	case ModeParallel:
 	default:
 		return fmt.Errorf("%s: unknown mode %q", it.ID, it.Expected.Mode)
 	}
@@ -99,7 +103,7 @@ func (it *Item) validate() error {
 		return fmt.Errorf("%s: no expected calls", it.ID)
 	}
 	for _, c := range it.Expected.Calls {
-		if it.function(c.Name) == nil && it.Expected.Mode != ModeSimple {
+		if it.function(c.Name) == nil {
 			return fmt.Errorf("%s: the expected call %s names no offered function", it.ID, c.Name)
 		}
 	}
