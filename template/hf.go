@@ -131,6 +131,36 @@ func findHF(dir string) (*Source, error) {
 }
 
 // readJSONObject reads a JSON object file; a missing file gives a nil map.
+// findHFConfig reads the templates of one JSON file of a Hugging Face folder,
+// named on its own: its "chat_template" field, and for tokenizer_config.json
+// the special tokens, with special_tokens_map.json beside it. (Read as a plain
+// template, the JSON text itself would be the template.)
+func findHFConfig(path string) (*Source, error) {
+	obj, err := readJSONObject(path)
+	if err != nil {
+		return nil, err
+	}
+	used, err := templatesFromField(path, obj)
+	if err != nil {
+		return nil, err
+	}
+	if len(used) == 0 {
+		return nil, fmt.Errorf("%s: %w (no %q field)", path, ErrNoTemplate, hfTemplateField)
+	}
+	for i := range used {
+		used[i].Used = true
+	}
+	s := &Source{Kind: KindHF, Templates: used, Copies: used}
+	if filepath.Base(path) == hfTokenizerCfg {
+		stm, err := readJSONObject(filepath.Join(filepath.Dir(path), hfSpecialTokMap))
+		if err != nil {
+			return nil, err
+		}
+		s.SpecialTokens, s.Notes = hfSpecialTokens(obj, stm)
+	}
+	return s, nil
+}
+
 func readJSONObject(path string) (map[string]json.RawMessage, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {

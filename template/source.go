@@ -141,7 +141,9 @@ type Source struct {
 var ErrNoTemplate = errors.New("no chat template")
 
 // Find locates the chat template for path: a Hugging Face model folder, a GGUF
-// file (recognised by its magic), or else a plain template file.
+// file (recognised by its magic), one of a folder's JSON files that hold
+// templates (tokenizer_config.json, chat_template.json: their "chat_template"
+// field), or else a plain template file.
 func Find(path string) (*Source, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -153,6 +155,8 @@ func Find(path string) (*Source, error) {
 		s, err = findHF(path)
 	case IsGGUF(path):
 		s, err = findGGUF(path)
+	case filepath.Base(path) == hfTokenizerCfg || filepath.Base(path) == hfTemplateJSON:
+		s, err = findHFConfig(path)
 	default:
 		s, err = FromFile(path)
 	}

@@ -302,3 +302,33 @@ func jsonString(s string) string {
 	}
 	return string(b)
 }
+
+// One of a folder's JSON files named on its own gives its "chat_template"
+// field (and, for tokenizer_config.json, the special tokens), never its JSON
+// text as a template; a JSON file without the field is ErrNoTemplate.
+func TestFindHFConfigFile(t *testing.T) {
+	dir := hfFolder(t, map[string]string{
+		"chat_template.jinja":         "FROM JINJA",
+		"chat_template.json":          `{"chat_template": "FROM JSON"}`,
+		"tokenizer_config.json":       `{"chat_template": "FROM CONFIG", "bos_token": "<s>", "added_tokens_decoder": {}}`,
+		"other/tokenizer_config.json": `{"bos_token": "<s>"}`,
+	})
+	for _, c := range []struct{ file, text, bos string }{
+		{"tokenizer_config.json", "FROM CONFIG", "<s>"},
+		{"chat_template.json", "FROM JSON", ""},
+	} {
+		s, err := Find(filepath.Join(dir, c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Text != c.text || s.Kind != KindHF || s.From.Field != "chat_template" {
+			t.Errorf("%s: chose %v %q (%s)", c.file, s.From, s.Text, s.Kind)
+		}
+		if bos, _ := s.SpecialTokens["bos_token"].(string); bos != c.bos {
+			t.Errorf("%s: bos_token %q, want %q", c.file, bos, c.bos)
+		}
+	}
+	if _, err := Find(filepath.Join(dir, "other", "tokenizer_config.json")); !errors.Is(err, ErrNoTemplate) {
+		t.Errorf("a config without a template: %v", err)
+	}
+}
