@@ -408,3 +408,35 @@ func TestBatchContextFull(t *testing.T) {
 		checkSlots(t, m)
 	})
 }
+
+// A slot a running request owns is not taken by another: with two slots,
+// one holding an idle conversation and one a running request (unread), a
+// second request with the same prompt gets the idle slot, the prompt's
+// prefix copied from the running one's, rather than the running one's slot
+// that holds it; both answers are whole.
+func TestBatchBusySlotNotTaken(t *testing.T) {
+	e := batchEngine(t, 2048, 2)
+	m := e.byID["tiny-qwen3-random"]
+	if r := run(e, backend.CompleteRequest{Model: "tiny-qwen3-random", Prompt: conversation("Something else."), MaxTokens: 4, Seed: i64(1)}); r.err != nil {
+		t.Fatal(r.err)
+	}
+	req := backend.CompleteRequest{Model: "tiny-qwen3-random", Prompt: conversation(strings.Repeat(weatherText, 10)), MaxTokens: 100, Seed: i64(2)}
+	a, err := e.Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := e.Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra, rb := readAll(a), readAll(b)
+	for i, r := range []result{ra, rb} {
+		if r.err != nil || r.last.Usage.CompletionTokens != 100 {
+			t.Fatalf("request %d: %v %+v", i, r.err, r.last)
+		}
+	}
+	if n := rb.last.Usage.PromptTokens; rb.last.Timings.CachedTokens != n-1 {
+		t.Errorf("the second request kept %d of %d prompt tokens, want all but the last (copied)", rb.last.Timings.CachedTokens, n)
+	}
+	checkSlots(t, m)
+}
