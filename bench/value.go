@@ -1,11 +1,8 @@
 package bench
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/big"
 	"strconv"
@@ -202,89 +199,6 @@ func in(v Value, list []Value) bool {
 		}
 	}
 	return false
-}
-
-// ParseValue decodes one JSON document.
-func ParseValue(data []byte) (Value, error) {
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	v, err := decodeValue(d, 0)
-	if err != nil {
-		return Value{}, err
-	}
-	if _, err := d.Token(); err != io.EOF {
-		return Value{}, errors.New("invalid JSON: data after the value")
-	}
-	return v, nil
-}
-
-// maxDepth bounds nesting, so that a hostile document cannot exhaust the stack.
-const maxDepth = 256
-
-func decodeValue(d *json.Decoder, depth int) (Value, error) {
-	if depth > maxDepth {
-		return Value{}, fmt.Errorf("invalid JSON: nested deeper than %d", maxDepth)
-	}
-	t, err := d.Token()
-	if err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return Value{}, err
-	}
-	switch t := t.(type) {
-	case nil:
-		return Null(), nil
-	case bool:
-		return Bool(t), nil
-	case string:
-		return String(t), nil
-	case json.Number:
-		return numberValue(string(t))
-	case json.Delim:
-		if t == '[' {
-			return decodeList(d, depth)
-		}
-		return decodeMap(d, depth)
-	}
-	return Value{}, fmt.Errorf("invalid JSON token %v", t)
-}
-
-func decodeList(d *json.Decoder, depth int) (Value, error) {
-	v := Value{kind: KindList, items: []Value{}}
-	for d.More() {
-		item, err := decodeValue(d, depth+1)
-		if err != nil {
-			return Value{}, err
-		}
-		v.items = append(v.items, item)
-	}
-	_, err := d.Token() // ]
-	return v, err
-}
-
-// decodeMap keeps a repeated key's last value in its first place, as a
-// Python dict built by json.loads does.
-func decodeMap(d *json.Decoder, depth int) (Value, error) {
-	v := Value{kind: KindMap, mems: []Member{}}
-	for d.More() {
-		t, err := d.Token()
-		if err != nil {
-			return Value{}, err
-		}
-		key, _ := t.(string)
-		item, err := decodeValue(d, depth+1)
-		if err != nil {
-			return Value{}, err
-		}
-		if i := v.index(key); i >= 0 {
-			v.mems[i].Value = item
-			continue
-		}
-		v.mems = append(v.mems, Member{key, item})
-	}
-	_, err := d.Token() // }
-	return v, err
 }
 
 func (v Value) index(key string) int {

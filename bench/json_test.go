@@ -1,0 +1,78 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/dragoman-dev/dragoman/internal/fixtures"
+)
+
+// sameAsEncodingJSON checks ParseValue against encoding/json: both accept
+// or both refuse, and an accepted document written back by AppendJSON
+// decodes (with UseNumber) to what the original decodes to.
+func sameAsEncodingJSON(t *testing.T, data []byte) {
+	t.Helper()
+	v, err := ParseValue(data)
+	if valid := json.Valid(data); (err == nil) != valid {
+		t.Fatalf("%q: ParseValue error %v, json.Valid %v", data, err, valid)
+	}
+	if err != nil {
+		return
+	}
+	want, got := decodeStd(t, data), decodeStd(t, v.AppendJSON(nil))
+	if !reflect.DeepEqual(want, got) {
+		t.Fatalf("%q: read back as %v, want %v", data, got, want)
+	}
+}
+
+func decodeStd(t *testing.T, data []byte) any {
+	t.Helper()
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		t.Fatalf("%q: %v", data, err)
+	}
+	return v
+}
+
+var jsonSeeds = []string{
+	`{}`, `[]`, `{"a": [1, -2.5e+3, 0, -0, 1E2, true, false, null, "x"]}`, ` {"a" : 1 , "a": 2} `,
+	`"\u00e9\ud83d\ude00\n\t\"\\\/"`, `"é 한국어"`, "\"bad \xff utf8\"", `01`, `1.`, `.5`, `-`, `1e`, `+1`,
+	`[1,]`, `{"a":}`, `{"a" 1}`, `{,}`, `[1 2]`, `tru`, `nulll`, `"\x"`, "\"a\x01\"", `"open`, `[`, `{"a":1`,
+	`123456789012345678901234567890`, `1e999`, ``, ` `, `[[[[]]]]`, `{"":""}`,
+}
+
+func TestParseValueAgainstEncodingJSON(t *testing.T) {
+	for _, s := range jsonSeeds {
+		sameAsEncodingJSON(t, []byte(s))
+	}
+}
+
+func FuzzParseValue(f *testing.F) {
+	for _, s := range jsonSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { sameAsEncodingJSON(t, data) })
+}
+
+// TestParseValueBFCL: every staged line reads as encoding/json reads it.
+func TestParseValueBFCL(t *testing.T) {
+	dir := filepath.Join(fixtures.Require(t), "bench", "bfcl")
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "*.json"))
+	if len(files) != 19 {
+		t.Fatalf("%d staged files", len(files))
+	}
+	for _, f := range files {
+		lines, err := readLines(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range lines {
+			sameAsEncodingJSON(t, line)
+		}
+	}
+}
