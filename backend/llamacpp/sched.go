@@ -89,8 +89,8 @@ func (s *seq) prompting() bool { return s.fed < len(s.prompt) }
 // any running sequence be ended with an error without waiting (decodePlan).
 func (s *seq) room() bool { return len(s.out) < cap(s.out)-1 }
 
-// sched is a model's scheduler state. Only run's goroutine touches the
-// unexported fields below the channels.
+// sched is a model's scheduler state. Only run's goroutine touches active
+// and quitting; the atomics are the tests' and benchmarks' hooks.
 type sched struct {
 	submit chan *seq     // Complete → run; unbuffered: waiting senders are the queue
 	poke   chan struct{} // buffered 1: something a sleeping scheduler must look at
@@ -159,12 +159,15 @@ func (m *model) run() {
 }
 
 // capacity is how many sequences may run at once: one per slot (a running
-// sequence owns its slot), or limit.
+// sequence owns its slot), or limit; never more than a batch holds (a small
+// context's n_batch may be below the slots), so that every generating
+// sequence has its token in every step.
 func (m *model) capacity() int {
-	if n := int(m.limit.Load()); n > 0 {
-		return min(n, len(m.slots))
+	n := min(len(m.slots), m.nBatch)
+	if l := int(m.limit.Load()); l > 0 {
+		n = min(n, l)
 	}
-	return len(m.slots)
+	return n
 }
 
 // runnable is true when a batch can be made now: a prompt to decode, or a

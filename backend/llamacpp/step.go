@@ -50,8 +50,8 @@ func (m *model) plan() []entry {
 	if len(prompts) == 0 {
 		return plan
 	}
-	// capacity() is at most the slots, which may exceed n_batch: at least
-	// one prompt token per step all the same, so that prompts advance.
+	// At least one prompt token per step, so that prompts advance however
+	// many answers run (capacity keeps them within n_batch).
 	budget := min(max(m.nUbatch-len(plan), 1), m.nBatch-len(plan))
 	rest := make([]int, len(prompts))
 	for i, s := range prompts {
