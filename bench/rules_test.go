@@ -144,6 +144,18 @@ func TestMoreRules(t *testing.T) {
 	}
 }
 
+// TestNormalize: exactly the eight characters go, case folds, ' becomes ".
+func TestNormalize(t *testing.T) {
+	for in, want := range map[string]string{
+		"a b": "ab", "a,b": "ab", "a.b": "ab", "a/b": "ab", "a-b": "ab", "a_b": "ab", "a*b": "ab", "a^b": "ab",
+		"A'B'": `a"b"`, "ÀÉ": "àé", "a:b;c!d?e(f)g\th\nk\"": "a:b;c!d?e(f)g\th\nk\"", " - ": "",
+	} {
+		if got := normalize(in); got != want {
+			t.Errorf("normalize(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // TestCheckOrder: the per-call check's steps come in upstream's order, so the
 // first failing one names the failure (FORMAT.md §7.5).
 func TestCheckOrder(t *testing.T) {

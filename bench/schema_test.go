@@ -13,7 +13,7 @@ func TestConvertDoc(t *testing.T) {
 		"f": {"type": "float", "description": "F.", "default": "0.5"},
 		"b": {"type": "boolean", "enum": ["True", "False", "dontcare"], "optional": "true"},
 		"t": {"type": "tuple", "items": {"type": "float"}},
-		"aa": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}},
+		"aa": {"type": "array", "items": {"type": "tuple", "items": {"type": "float"}}},
 		"ad": {"type": "array", "items": {"type": "dict", "properties": {"n": {"type": "any"}}}},
 		"d": {"type": "dict", "properties": {"inner": {"type": "dict", "properties": {"z": {"type": "float", "description": "Z."}}}}},
 		"free": {"type": "dict"}
@@ -26,7 +26,7 @@ func TestConvertDoc(t *testing.T) {
 		`"f":{"type":"number","description":"F. This is a float type value.","default":"0.5","format":"float"},` +
 		`"b":{"type":"boolean","enum":["True","False","dontcare"],"optional":"true"},` +
 		`"t":{"type":"array","items":{"type":"number"}},` +
-		`"aa":{"type":"array","items":{"type":"array","items":{"type":"integer"}}},` +
+		`"aa":{"type":"array","items":{"type":"array","items":{"type":"number"}}},` +
 		`"ad":{"type":"array","items":{"type":"object","properties":{"n":{"type":"string"}}}},` +
 		`"d":{"type":"object","properties":{"inner":{"type":"object","properties":{"z":{"type":"number","description":"Z. This is a float type value.","format":"float"}}}}},` +
 		`"free":{"type":"object"}` +
@@ -38,7 +38,7 @@ func TestConvertDoc(t *testing.T) {
 		t.Errorf("tool %+v", tool)
 	}
 	wantParams := []Param{{"f", TypeFloat, ""}, {"b", TypeBoolean, ""}, {"t", TypeTuple, TypeFloat},
-		{"aa", TypeArray, TypeArray}, {"ad", TypeArray, TypeDict}, {"d", TypeDict, ""}, {"free", TypeDict, ""}}
+		{"aa", TypeArray, TypeTuple}, {"ad", TypeArray, TypeDict}, {"d", TypeDict, ""}, {"free", TypeDict, ""}}
 	if len(fn.Params) != len(wantParams) {
 		t.Fatalf("params %+v", fn.Params)
 	}
