@@ -131,3 +131,11 @@ func TestPercentile(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkBootstrap: 10,000 resamples of the whole BFCL suite's size.
+func BenchmarkBootstrap(b *testing.B) {
+	p := Pairs{Both: 2800, OnlyA: 250, OnlyB: 180, Neither: 261}
+	for b.Loop() {
+		p.Bootstrap(10000, 1)
+	}
+}
