@@ -61,6 +61,7 @@ func FuzzParseValue(f *testing.F) {
 
 // TestParseValueBFCL: every staged line reads as encoding/json reads it.
 func TestParseValueBFCL(t *testing.T) {
+	t.Parallel() // the two slowest tests, side by side
 	dir := filepath.Join(fixtures.Require(t), "bench", "bfcl")
 	files, _ := filepath.Glob(filepath.Join(dir, "*", "*.json"))
 	if len(files) != 19 {

@@ -94,6 +94,7 @@ func TestReadSuiteErrors(t *testing.T) {
 // and read back by ReadSuite scores every gold output, reversed gold output
 // and mutant exactly as the original items do — one loader, one checker.
 func TestBFCLAsUserSuite(t *testing.T) {
+	t.Parallel() // the two slowest tests, side by side
 	s := loadBFCL(t)
 	var buf bytes.Buffer
 	if err := WriteSuite(&buf, s); err != nil {
