@@ -14,6 +14,7 @@ import (
 
 	"github.com/dragoman-dev/dragoman/backend"
 	"github.com/dragoman-dev/dragoman/chat"
+	"github.com/dragoman-dev/dragoman/trace"
 )
 
 // After scripted requests — a parsed call, a call left as text, a call to
@@ -132,4 +133,20 @@ func hasLabels(m *dto.Metric, want map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// BenchmarkMetricsObserve is what counting one finished request costs: a
+// record with a call, a diagnostic, a constraint and an action.
+func BenchmarkMetricsObserve(b *testing.B) {
+	m := newMetrics()
+	rec := &trace.Record{API: "openai", Model: "qwen", Upstream: "ollama@http://127.0.0.1:11434", Mode: "own", Status: 200,
+		PromptTokens: 900, CompletionTokens: 40, Constraint: "lazy-grammar", Actions: []string{trace.ActionContextRaised},
+		Calls:       []chat.ToolCall{{ID: "call_1"}},
+		Diagnostics: []trace.Diagnostic{{Code: "unknown-tool"}},
+		Timings:     trace.Timings{FirstChunkMS: 120, TotalMS: 900}}
+	b.ReportAllocs()
+	for b.Loop() {
+		m.started()
+		m.observe(rec)
+	}
 }
