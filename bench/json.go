@@ -3,10 +3,13 @@ package bench
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"unicode/utf8"
 )
 
-// ParseValue decodes one JSON document (RFC 8259) into a Value. It is a
+// ParseValue decodes one JSON document (RFC 8259) into a Value, taking
+// also the NaN, Infinity and -Infinity that Python's json.loads takes (a
+// model's arguments that upstream decodes must decode here). It is a
 // parser of its own because encoding/json's any loses what the checker
 // needs (int against float, member order) and its token API is several
 // times slower; strings with escapes are still unquoted by encoding/json.
@@ -68,6 +71,12 @@ func (p *parser) value(depth int) (Value, error) {
 		return Bool(false), p.literal("false")
 	case c == 'n':
 		return Null(), p.literal("null")
+	case c == 'N':
+		return Value{kind: KindFloat, f: math.NaN(), s: "NaN"}, p.literal("NaN")
+	case c == 'I':
+		return Value{kind: KindFloat, f: math.Inf(1), s: "Infinity"}, p.literal("Infinity")
+	case c == '-' && p.pos+1 < len(p.data) && p.data[p.pos+1] == 'I':
+		return Value{kind: KindFloat, f: math.Inf(-1), s: "-Infinity"}, p.literal("-Infinity")
 	case c == '-' || c >= '0' && c <= '9':
 		return p.number()
 	}
