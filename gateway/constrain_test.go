@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/dragoman-dev/dragoman/backend"
 	"github.com/dragoman-dev/dragoman/chat"
 	"github.com/dragoman-dev/dragoman/grammar"
+	"github.com/dragoman-dev/dragoman/trace"
 )
 
 // The call constraint each runtime gets in own mode, by tool_choice: the
@@ -115,13 +117,18 @@ func TestForcedCallClosesReasoning(t *testing.T) {
 			rt.kind = c.kind
 			rt.models["qwen"] = backend.ModelInfo{Template: thinkingTemplate, TemplateOrigin: "fake runtime", EOSToken: "<|im_end|>"}
 			ts := newFakeGateway(t, Config{}, rt)
-			v := decodeBody(t, post(t, ts.URL+"/v1/chat/completions", chatBody(c.extra)))
+			resp := post(t, ts.URL+"/v1/chat/completions", chatBody(c.extra))
+			v := decodeBody(t, resp)
 			if path(v, "choices", 0, "message", "tool_calls", 0, "function", "name") != "get_weather" {
 				t.Fatalf("answer %v", v)
 			}
 			prompt := rt.completes[0].Prompt
 			if closed := strings.Contains(prompt, "<think>\n</think>\n\n"); closed != c.closed {
 				t.Errorf("reasoning closed in the prompt: %v, want %v; prompt ends %q", closed, c.closed, prompt[max(0, len(prompt)-60):])
+			}
+			rec := traceOf(t, ts, ts.URL, resp.Header.Get("X-Dragoman-Request-Id"))
+			if acted := slices.Contains(rec.Actions, trace.ActionReasoningClosed); acted != c.closed {
+				t.Errorf("actions %v: reasoning-closed %v, want %v", rec.Actions, acted, c.closed)
 			}
 			if !c.closed && c.extra != `"max_tokens":200` {
 				g, err := grammar.Parse(rt.completes[0].Grammar)
