@@ -1,0 +1,568 @@
+package response
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dragoman-dev/dragoman/chat"
+	"github.com/dragoman-dev/dragoman/format"
+)
+
+// Options are what a parse needs besides the template and the output.
+type Options struct {
+	// Prefix is the prompt before the generation; only the text after the
+	// last start anchor in it is read, as if the model had written it. ""
+	// says the generation holds the whole message.
+	Prefix string
+	// Tools are the request's tools: string arguments of calls to them are
+	// cast by their JSON Schemas.
+	Tools []chat.Tool
+	// Reference makes the parser behave exactly as the reference does: text
+	// outside every region is dropped, a later match of a plain field
+	// replaces the earlier one, and any error fails the whole parse. Without
+	// it, Dragoman keeps that text in content with a diagnostic (see
+	// docs/RESPONSE-TEMPLATES.md).
+	Reference bool
+}
+
+// Event is one streaming event, in the reference's shape.
+type Event struct {
+	Type  string `json:"type"` // region_open, region_chunk, region_close
+	Field string `json:"field"`
+	Text  string `json:"text,omitempty"`
+	Dirty bool   `json:"dirty,omitempty"`
+	Value any    `json:"value,omitempty"`
+}
+
+// Diagnostic codes this package reports.
+const (
+	DiagUnclaimed   = "unclaimed-text"    // text outside every region (no implicit field)
+	DiagOverwritten = "overwritten-value" // a plain field matched again
+	DiagMalformed   = "malformed-region"  // a region's body did not parse
+	DiagMissing     = "missing-field"     // an optional: false field never matched
+	DiagNonFinite   = "non-finite-number" // NaN or an infinity, written as null
+	DiagUnknownTool = "unknown-tool"      // a call to a tool the request did not offer
+)
+
+// Parser streams one output through a template.
+type Parser struct {
+	t     *Template
+	opts  Options
+	tools map[string]*toolSchema
+
+	text      string // cut prefix + generation received so far
+	genStart  int    // where the generation starts in text
+	pos       int    // everything before pos is decided
+	ended     bool
+	cur       *Field // the explicit region we are in; nil: implicit region / null sink
+	open      bool   // the current region has opened
+	bodyStart int
+	regStart  int // where the current region's opener started
+	groups    map[string]string
+	sinkStart int // start of null-sink text not yet kept
+
+	msg      *Object
+	produced map[string]bool
+	events   []Event
+	diags    []format.Diagnostic
+	kept     []string
+	err      error
+	zwPos    int
+	zwDelim  *delim
+}
+
+// NewParser starts a streaming parse; the events are those the prefix
+// produced (the reference's initial events).
+func NewParser(t *Template, opts Options) (*Parser, []Event, error) {
+	p := &Parser{t: t, opts: opts, tools: toolSchemas(opts.Tools), msg: NewObject(), produced: map[string]bool{}, zwPos: -1}
+	for _, k := range t.defaults.Keys {
+		p.msg.Set(k, t.defaults.Vals[k])
+	}
+	if p.tools == nil && opts.Tools != nil {
+		p.tools = map[string]*toolSchema{}
+	}
+	prefix := cutPrefix(t.anchor, opts.Prefix)
+	p.genStart = len(prefix)
+	p.text = prefix
+	p.step()
+	return p, p.take(), p.err
+}
+
+// cutPrefix keeps the text after the last match of the anchor (all of it
+// when the anchor does not occur).
+func cutPrefix(a *delim, prefix string) string {
+	if prefix == "" {
+		return ""
+	}
+	cut := -1
+	if a.rx != nil {
+		for _, m := range a.rx.findAll(prefix) {
+			cut = a.rx.consumedEnd(m)
+		}
+	} else {
+		for _, l := range a.lits {
+			if i := strings.LastIndex(prefix, l); i >= 0 && i+len(l) > cut {
+				// the last match of any literal; at the same end the longer
+				cut = max(cut, i+len(l))
+			}
+		}
+		// Python's finditer over the alternation: the last match's end.
+		if len(a.lits) > 1 {
+			cut = -1
+			pos := 0
+			for pos < len(prefix) {
+				best, bl := -1, 0
+				for _, l := range a.lits {
+					if i := strings.Index(prefix[pos:], l); i >= 0 && (best < 0 || i < best || (i == best && len(l) > bl)) {
+						best, bl = i, len(l)
+					}
+				}
+				if best < 0 {
+					break
+				}
+				cut = pos + best + bl
+				pos = cut
+			}
+		}
+	}
+	if cut < 0 {
+		return prefix
+	}
+	return prefix[cut:]
+}
+
+func (p *Parser) take() []Event {
+	e := p.events
+	p.events = nil
+	return e
+}
+
+// Feed takes the next chunk and returns the events it completes.
+func (p *Parser) Feed(chunk string) ([]Event, error) {
+	if p.err != nil {
+		return nil, p.err
+	}
+	if p.ended {
+		return nil, errors.New("response: Feed after Finish")
+	}
+	p.text += chunk
+	p.step()
+	return p.take(), p.err
+}
+
+// Finish ends the output: pending delimiters are resolved, the current
+// region is closed, and the message is complete.
+func (p *Parser) Finish() ([]Event, error) {
+	if p.err != nil {
+		return nil, p.err
+	}
+	if p.ended {
+		return nil, nil
+	}
+	p.ended = true
+	p.step()
+	if p.err == nil {
+		p.appendText(len(p.text))
+		p.closeRegion(len(p.text), len(p.text))
+	}
+	if p.err == nil {
+		p.finalize()
+	}
+	return p.take(), p.err
+}
+
+// Message returns the parsed message (after Finish).
+func (p *Parser) Message() *Object { return p.msg }
+
+// Diagnostics returns what Dragoman kept or could not read, in output order.
+func (p *Parser) Diagnostics() []format.Diagnostic { return p.diags }
+
+// Parse reads a whole output: parse_response(text, template, prefix, tools).
+func Parse(t *Template, text string, opts Options) (*Object, []format.Diagnostic, error) {
+	p, _, err := NewParser(t, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := p.Feed(text); err != nil {
+		return nil, p.diags, err
+	}
+	if _, err := p.Finish(); err != nil {
+		return nil, p.diags, err
+	}
+	return p.msg, p.diags, nil
+}
+
+type candidate struct {
+	d      *delim
+	f      *Field
+	isOpen bool
+	start  int
+	end    int // consumed end
+	full   int // end of the match including lookahead text
+	groups map[string]string
+}
+
+// better is the spec's order: earliest, then longest, then opener, then name.
+func better(a, b *candidate) bool {
+	if b == nil {
+		return true
+	}
+	if a.start != b.start {
+		return a.start < b.start
+	}
+	if la, lb := a.end-a.start, b.end-b.start; la != lb {
+		return la > lb
+	}
+	if a.isOpen != b.isOpen {
+		return a.isOpen
+	}
+	return a.f.Name < b.f.Name
+}
+
+// find looks for d at or after p.pos: the leftmost match, and the earliest
+// start at which more input could still give a preferred match (-1: none).
+func (p *Parser) find(d *delim, avail int) (*candidate, int) {
+	text := p.text
+	if d.rx != nil {
+		r := d.rx.search(text, p.pos, avail, p.ended)
+		pending := r.alive
+		if !r.matched {
+			return nil, pending
+		}
+		c := &candidate{d: d, start: r.caps[0], end: d.rx.consumedEnd(r.caps), full: r.caps[1]}
+		if !p.ended && c.full >= avail {
+			// a pattern ending where the text ends may still grow
+			pending = minAlive(pending, c.start)
+		}
+		c.groups = d.rx.groups(text, r.caps)
+		return c, pending
+	}
+	var c *candidate
+	for _, l := range d.lits {
+		if i := strings.Index(text[p.pos:], l); i >= 0 && (c == nil || p.pos+i < c.start) {
+			c = &candidate{d: d, start: p.pos + i, end: p.pos + i + len(l)}
+			c.full = c.end
+		}
+	}
+	pending := -1
+	if !p.ended {
+		for q := max(p.pos, len(text)-d.maxLen+1); q < len(text); q++ {
+			for _, l := range d.lits {
+				if len(text)-q < len(l) && strings.HasPrefix(l, text[q:]) {
+					pending = q
+					break
+				}
+			}
+			if pending >= 0 {
+				break
+			}
+		}
+	}
+	return c, pending
+}
+
+// watched lists the delimiters the parser looks for where it is.
+func (p *Parser) watched(yield func(d *delim, f *Field, isOpen bool)) {
+	if p.cur != nil {
+		if p.cur.close != nil {
+			yield(p.cur.close, p.cur, false)
+		}
+		return
+	}
+	for _, f := range p.t.fields {
+		if f.open != nil {
+			yield(f.open, f, true)
+		}
+	}
+	if im := p.t.implicit; im != nil && im.close != nil {
+		yield(im.close, im, false)
+	}
+}
+
+func partialRuneTail(s string) int {
+	for k := 1; k <= 3 && k <= len(s); k++ {
+		b := s[len(s)-k]
+		if b < 0x80 {
+			return 0
+		}
+		if utf8.RuneStart(b) {
+			if !utf8.FullRuneInString(s[len(s)-k:]) {
+				return k
+			}
+			return 0
+		}
+	}
+	return 0
+}
+
+// step commits every delimiter the text received so far decides, and
+// releases the text no delimiter can still claim.
+func (p *Parser) step() {
+	for p.err == nil {
+		avail := len(p.text)
+		if !p.ended {
+			avail -= partialRuneTail(p.text)
+		}
+		var best *candidate
+		block := -1
+		p.watched(func(d *delim, f *Field, isOpen bool) {
+			c, pending := p.find(d, avail)
+			if c != nil && c.end == c.start && c.start == p.zwPos && d == p.zwDelim {
+				return // a zero-width delimiter fires once per position
+			}
+			if pending >= 0 {
+				block = minAlive(block, pending)
+			}
+			if c != nil {
+				c.f, c.isOpen = f, isOpen
+				if better(c, best) {
+					best = c
+				}
+			}
+		})
+		if best != nil && (block < 0 || block > best.start) {
+			p.commit(best)
+			continue
+		}
+		safe := avail
+		if best != nil {
+			safe = min(safe, best.start)
+		}
+		if block >= 0 {
+			safe = min(safe, block)
+		}
+		if safe > p.pos {
+			p.appendText(safe)
+		}
+		return
+	}
+}
+
+func (p *Parser) commit(c *candidate) {
+	p.appendText(c.start)
+	if c.end == c.start {
+		p.zwPos, p.zwDelim = c.start, c.d
+	}
+	if c.isOpen {
+		p.closeRegion(c.start, c.start)
+		if p.err != nil {
+			return
+		}
+		p.flushSink(c.start)
+		p.cur, p.open = c.f, true
+		p.bodyStart, p.regStart, p.groups = c.end, c.start, c.groups
+		p.events = append(p.events, Event{Type: "region_open", Field: c.f.Name})
+	} else {
+		p.closeRegion(c.start, c.end)
+		p.cur = nil
+	}
+	p.pos = c.end
+	p.sinkStart = p.pos
+}
+
+// appendText gives text[pos:upto] to the current region.
+func (p *Parser) appendText(upto int) {
+	if upto <= p.pos {
+		return
+	}
+	s := p.text[p.pos:upto]
+	f := p.cur
+	if f == nil {
+		f = p.t.implicit
+	}
+	switch {
+	case f == nil:
+		// the null sink: the reference drops this text
+	case !p.open:
+		p.open = true
+		p.bodyStart, p.regStart, p.groups = p.pos, p.pos, nil
+		p.events = append(p.events, Event{Type: "region_open", Field: f.Name})
+		fallthrough
+	default:
+		p.events = append(p.events, Event{Type: "region_chunk", Field: f.Name, Text: s, Dirty: f.dirty})
+	}
+	p.pos = upto
+}
+
+// flushSink keeps null-sink text up to end (Dragoman only).
+func (p *Parser) flushSink(end int) {
+	if p.t.implicit != nil || p.opts.Reference || p.cur != nil {
+		return
+	}
+	if s := pyStrip(p.text[min(p.sinkStart, end):end]); s != "" {
+		p.keep(s, p.sinkStart, DiagUnclaimed, "text outside every region of the template (the reference drops it) is kept in content")
+	}
+	p.sinkStart = end
+}
+
+func (p *Parser) keep(s string, at int, code, msg string) {
+	p.kept = append(p.kept, s)
+	p.diag(code, msg, at)
+}
+
+func (p *Parser) diag(code, msg string, at int) {
+	off := at - p.genStart
+	if off < 0 {
+		off = 0
+	}
+	p.diags = append(p.diags, format.Diagnostic{Code: code, Message: msg, Offset: off})
+}
+
+// closeRegion turns the current region's body (ending at end; its closing
+// delimiter ends at closeEnd) into a value.
+func (p *Parser) closeRegion(end, closeEnd int) {
+	f := p.cur
+	if f == nil {
+		f = p.t.implicit
+		if f == nil {
+			p.flushSink(end)
+			return
+		}
+	}
+	if !p.open {
+		return
+	}
+	p.open = false
+	body := p.text[p.bodyStart:end]
+	v, err := f.value(body, p.groups, p.tools)
+	if err == nil {
+		err = p.store(f, v)
+	}
+	if err != nil {
+		if p.opts.Reference {
+			p.err = err
+			return
+		}
+		raw := p.text[p.regStart:closeEnd]
+		if s := pyStrip(raw); s != "" {
+			p.keep(s, p.regStart, DiagMalformed, fmt.Sprintf("field %q: %v; its text is kept in content", f.Name, err))
+		} else {
+			p.diag(DiagMalformed, fmt.Sprintf("field %q: %v", f.Name, err), p.regStart)
+		}
+		return
+	}
+	p.events = append(p.events, Event{Type: "region_close", Field: f.Name, Value: v})
+}
+
+func (p *Parser) store(f *Field, v any) error {
+	if !p.opts.Reference {
+		if hasNonFinite(v) {
+			p.diag(DiagNonFinite, fmt.Sprintf("field %q holds NaN or an infinity, which JSON cannot carry; it is written as null", f.Name), p.regStart)
+		}
+		p.checkTools(v)
+	}
+	old, had := p.msg.Get(f.Name)
+	switch {
+	case f.repeats && f.join != nil:
+		s, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("Field '%s': 'join' requires each match to parse to a string, got %s.", f.Name, typeName(v))
+		}
+		if os, isStr := old.(string); had && isStr && p.produced[f.Name] {
+			s = os + *f.join + s
+		}
+		p.msg.Set(f.Name, s)
+	case f.repeats:
+		l, _ := old.([]any)
+		if !p.produced[f.Name] {
+			l = nil
+		}
+		p.msg.Set(f.Name, append(l, v))
+	default:
+		if had && p.produced[f.Name] && !p.opts.Reference && !isEmpty(old) {
+			os, oldStr := old.(string)
+			ns, newStr := v.(string)
+			switch {
+			case oldStr && newStr && ns == "":
+				v = os
+			case oldStr && newStr:
+				v = os + "\n\n" + ns
+				p.diag(DiagOverwritten, fmt.Sprintf("field %q matched again; the reference keeps only the last match, Dragoman joins them", f.Name), p.regStart)
+			default:
+				p.keep(encodeValue(old), p.regStart, DiagOverwritten, fmt.Sprintf("field %q matched again; its earlier value is kept in content", f.Name))
+			}
+		}
+		p.msg.Set(f.Name, v)
+	}
+	p.produced[f.Name] = true
+	return nil
+}
+
+// checkTools flags calls to tools the request did not offer.
+func (p *Parser) checkTools(v any) {
+	if p.opts.Tools == nil {
+		return
+	}
+	each := []any{v}
+	if l, ok := v.([]any); ok {
+		each = l
+	}
+	for _, e := range each {
+		o, _ := e.(*Object)
+		if o == nil {
+			continue
+		}
+		fn, _ := o.Vals["function"].(*Object)
+		if fn == nil {
+			continue
+		}
+		if name, ok := fn.Vals["name"].(string); ok {
+			if _, known := p.tools[name]; !known {
+				p.diag(DiagUnknownTool, fmt.Sprintf("call to %q, which the request did not offer", name), p.regStart)
+			}
+		}
+	}
+}
+
+func isEmpty(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case string:
+		return v == ""
+	case []any:
+		return len(v) == 0
+	case *Object:
+		return v.Len() == 0
+	}
+	return false
+}
+
+func (p *Parser) finalize() {
+	var missing []string
+	for _, f := range p.t.fields {
+		if !f.optional && !p.produced[f.Name] {
+			missing = append(missing, f.Name)
+		}
+	}
+	if len(missing) > 0 {
+		msg := fmt.Sprintf("Required response_template fields missing from parsed output: ['%s']", strings.Join(missing, "', '"))
+		if p.opts.Reference {
+			p.err = errors.New(msg)
+			return
+		}
+		p.diag(DiagMissing, msg, len(p.text))
+	}
+	if len(p.kept) > 0 {
+		kept := strings.Join(p.kept, "\n\n")
+		if old, ok := p.msg.Get("content"); ok && !isEmpty(old) {
+			if s, isStr := old.(string); isStr {
+				p.msg.Set("content", s+"\n\n"+kept)
+			} else {
+				p.msg.Set("content", encodeValue(old)+"\n\n"+kept)
+			}
+		} else {
+			p.msg.Set("content", kept)
+		}
+	}
+	for _, k := range append([]string(nil), p.msg.Keys...) {
+		if _, isDefault := p.t.defaults.Get(k); isDefault {
+			continue
+		}
+		if isEmpty(p.msg.Vals[k]) {
+			p.msg.Delete(k)
+		}
+	}
+}

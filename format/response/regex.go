@@ -1,0 +1,773 @@
+package response
+
+import (
+	"fmt"
+	"regexp"
+	"regexp/syntax"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Patterns are written for Python's `regex` module and compiled with "dot
+// matches newline". Go's RE2 syntax lacks some of it; translate rewrites what
+// the known templates use and refuses, at load time, what it cannot express:
+//
+//   - \w \d \s and their negations get Python's Unicode meaning (\b and \B too,
+//     evaluated by the matcher below);
+//   - ^ matches only at the start of the stream, $ at the end or before a
+//     final newline, \Z is \z;
+//   - a lookahead (?=…) in tail position (nothing is consumed after it) becomes
+//     a capture whose start is where the match ends; $ is read as (?=\n?\z);
+//   - a backreference \N is emulated where a whole text is matched (xml-inline
+//     tag patterns), not in delimiters;
+//   - {,n} means {0,n}; \uXXXX and \UXXXXXXXX are code points.
+//
+// Lookbehind, negative lookahead, a lookahead that is not in tail position,
+// atomic groups, possessive quantifiers and named backreferences are errors.
+
+const (
+	pyWordClass  = `\p{L}\p{M}\p{N}\p{Pc}`
+	pySpaceClass = `\t\n\x{0B}\f\r\x{1C}-\x{1F} \x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}`
+	laPrefix     = "__la"
+)
+
+// rx is one compiled pattern.
+type rx struct {
+	src    string
+	goSrc  string
+	prog   *syntax.Prog
+	ncap   int        // capture slots (2 per group, group 0 included)
+	la     []int      // capture indices of lookahead groups
+	names  []string   // Go group index → Python name ("" when unnamed or internal)
+	prefix string     // literal every match starts with
+	re     *regexp.Regexp
+	// backref: the pattern has \N references to Python group pyRef (Go group
+	// goRef); pieces are the translated text around them.
+	backref bool
+	goRef   int
+	pieces  []string
+	special map[string]*regexp.Regexp
+	// notes are the places where Python's semantics may still differ.
+	notes []string
+}
+
+// namedGroups returns the Python-visible named groups.
+func (r *rx) namedGroups() []string {
+	var out []string
+	for _, n := range r.names {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+type pyGroup struct {
+	kind     byte // 'c' capture, 'n' non-capturing/flags, 'l' lookahead
+	goIndex  int  // for captures
+	pyIndex  int
+	outStart int // offset in out after the opening
+}
+
+// compileRx translates and compiles a Python pattern. allowBackref says
+// whether backreferences may be emulated (whole-text matching only).
+func compileRx(src string, allowBackref bool) (*rx, error) {
+	r := &rx{src: src}
+	var out strings.Builder
+	var stack []pyGroup
+	goGroups := 0
+	pyGroups := 0
+	pyToGo := map[int]int{}
+	groupSrc := map[int]string{} // go index → translated body
+	var names []string
+	names = append(names, "")
+	laCount := 0
+	refGroup := -1
+	var pieces []string
+
+	tailOK := func(j int) bool {
+		// j is just after a construct's closing; it is in tail position if
+		// only group closings (not quantified) then | or the end follow.
+		for {
+			if j >= len(src) || src[j] == '|' {
+				return true
+			}
+			if src[j] != ')' {
+				return false
+			}
+			j++
+			if j < len(src) && strings.IndexByte("*+?{", src[j]) >= 0 {
+				return false
+			}
+		}
+	}
+	i := 0
+	for i < len(src) {
+		c := src[i]
+		switch c {
+		case '\\':
+			if i+1 >= len(src) {
+				return nil, fmt.Errorf("pattern %q: trailing backslash", src)
+			}
+			e := src[i+1]
+			switch {
+			case e >= '1' && e <= '9':
+				j := i + 1
+				for j < len(src) && src[j] >= '0' && src[j] <= '9' && j < i+3 {
+					j++
+				}
+				n, _ := strconv.Atoi(src[i+1 : j])
+				if !allowBackref {
+					return nil, fmt.Errorf("pattern %q: backreference \\%d is not supported in a delimiter (Go's regexp has none)", src, n)
+				}
+				gi, ok := pyToGo[n]
+				if !ok || groupSrc[gi] == "" && !groupClosed(stack, gi) {
+					return nil, fmt.Errorf("pattern %q: backreference \\%d to a group not yet closed", src, n)
+				}
+				if refGroup >= 0 && refGroup != gi {
+					return nil, fmt.Errorf("pattern %q: backreferences to more than one group are not supported", src)
+				}
+				refGroup = gi
+				pieces = append(pieces, out.String())
+				out.Reset()
+				i = j
+				continue
+			case e == 'w':
+				out.WriteString("[" + pyWordClass + "]")
+			case e == 'W':
+				out.WriteString("[^" + pyWordClass + "]")
+			case e == 'd':
+				out.WriteString(`\p{Nd}`)
+			case e == 'D':
+				out.WriteString(`\P{Nd}`)
+			case e == 's':
+				out.WriteString("[" + pySpaceClass + "]")
+			case e == 'S':
+				out.WriteString("[^" + pySpaceClass + "]")
+			case e == 'Z':
+				out.WriteString(`\z`)
+			case e == 'z':
+				return nil, fmt.Errorf("pattern %q: \\z is not a Python escape (Python writes \\Z)", src)
+			case e == 'u' || e == 'U':
+				n := 4
+				if e == 'U' {
+					n = 8
+				}
+				if i+2+n > len(src) {
+					return nil, fmt.Errorf("pattern %q: incomplete \\%c escape", src, e)
+				}
+				v, err := strconv.ParseUint(src[i+2:i+2+n], 16, 32)
+				if err != nil {
+					return nil, fmt.Errorf("pattern %q: bad \\%c escape", src, e)
+				}
+				fmt.Fprintf(&out, `\x{%X}`, v)
+				i += 2 + n
+				continue
+			case e == 'N':
+				return nil, fmt.Errorf("pattern %q: \\N{…} named characters are not supported", src)
+			case e == '0':
+				out.WriteString(`\x00`)
+			default:
+				out.WriteByte('\\')
+				out.WriteByte(e)
+			}
+			i += 2
+		case '[':
+			j, cls, note, err := translateClass(src, i)
+			if err != nil {
+				return nil, err
+			}
+			if note != "" {
+				r.notes = append(r.notes, note)
+			}
+			out.WriteString(cls)
+			i = j
+		case '(':
+			rest := src[i:]
+			switch {
+			case strings.HasPrefix(rest, "(?="):
+				laCount++
+				goGroups++
+				names = append(names, "")
+				stack = append(stack, pyGroup{kind: 'l', goIndex: goGroups})
+				fmt.Fprintf(&out, "(?P<%s%d>", laPrefix, laCount)
+				stack[len(stack)-1].outStart = out.Len()
+				r.la = append(r.la, goGroups)
+				i += 3
+			case strings.HasPrefix(rest, "(?!"), strings.HasPrefix(rest, "(?<="), strings.HasPrefix(rest, "(?<!"):
+				return nil, fmt.Errorf("pattern %q: negative lookahead and lookbehind are not supported (Go's regexp has none)", src)
+			case strings.HasPrefix(rest, "(?>"):
+				return nil, fmt.Errorf("pattern %q: atomic groups are not supported", src)
+			case strings.HasPrefix(rest, "(?P="):
+				return nil, fmt.Errorf("pattern %q: named backreferences are not supported", src)
+			case strings.HasPrefix(rest, "(?#"):
+				k := strings.IndexByte(rest, ')')
+				if k < 0 {
+					return nil, fmt.Errorf("pattern %q: unterminated comment", src)
+				}
+				i += k + 1
+			case strings.HasPrefix(rest, "(?P<"), strings.HasPrefix(rest, "(?<"):
+				start := 4
+				if rest[2] == '<' {
+					start = 3
+				}
+				k := strings.IndexByte(rest, '>')
+				if k < 0 {
+					return nil, fmt.Errorf("pattern %q: unterminated group name", src)
+				}
+				name := rest[start:k]
+				goGroups++
+				pyGroups++
+				pyToGo[pyGroups] = goGroups
+				names = append(names, name)
+				fmt.Fprintf(&out, "(?P<%s>", name)
+				stack = append(stack, pyGroup{kind: 'c', goIndex: goGroups, pyIndex: pyGroups, outStart: out.Len()})
+				i += k + 1
+			case strings.HasPrefix(rest, "(?"):
+				// (?:…), (?flags:…) or (?flags)
+				k := 2
+				for k < len(rest) && strings.IndexByte("aiLmsux-", rest[k]) >= 0 {
+					k++
+				}
+				if k < len(rest) && rest[k] == ')' {
+					flags := strings.NewReplacer("a", "", "L", "", "u", "", "x", "").Replace(rest[2:k])
+					if strings.ContainsAny(rest[2:k], "x") {
+						return nil, fmt.Errorf("pattern %q: verbose mode (?x) is not supported", src)
+					}
+					if flags != "" {
+						out.WriteString("(?" + flags + ")")
+					}
+					i += k + 1
+					continue
+				}
+				if k < len(rest) && rest[k] == ':' {
+					flags := strings.NewReplacer("a", "", "L", "", "u", "", "x", "").Replace(rest[2:k])
+					out.WriteString("(?" + flags + ":")
+					stack = append(stack, pyGroup{kind: 'n', outStart: out.Len()})
+					i += k + 1
+					continue
+				}
+				return nil, fmt.Errorf("pattern %q: unsupported group syntax at %q", src, rest[:min(len(rest), 6)])
+			default:
+				goGroups++
+				pyGroups++
+				pyToGo[pyGroups] = goGroups
+				names = append(names, "")
+				out.WriteByte('(')
+				stack = append(stack, pyGroup{kind: 'c', goIndex: goGroups, pyIndex: pyGroups, outStart: out.Len()})
+				i++
+			}
+		case ')':
+			if len(stack) == 0 {
+				return nil, fmt.Errorf("pattern %q: unbalanced parenthesis", src)
+			}
+			g := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if g.kind == 'c' && len(pieces) == 0 {
+				groupSrc[g.goIndex] = out.String()[g.outStart:]
+			}
+			if g.kind == 'l' && !tailOK(i+1) {
+				return nil, fmt.Errorf("pattern %q: a lookahead is supported only at the end of the pattern (nothing consumed after it)", src)
+			}
+			out.WriteByte(')')
+			i++
+		case '$':
+			if !tailOK(i + 1) {
+				return nil, fmt.Errorf("pattern %q: $ is supported only at the end of the pattern", src)
+			}
+			laCount++
+			goGroups++
+			names = append(names, "")
+			r.la = append(r.la, goGroups)
+			fmt.Fprintf(&out, `(?P<%s%d>\n?\z)`, laPrefix, laCount)
+			i++
+		case '{':
+			if strings.HasPrefix(src[i:], "{,") {
+				out.WriteString("{0,")
+				i += 2
+				continue
+			}
+			out.WriteByte(c)
+			i++
+		case '*', '+', '?':
+			out.WriteByte(c)
+			i++
+			if i < len(src) && src[i] == '+' {
+				return nil, fmt.Errorf("pattern %q: possessive quantifiers are not supported", src)
+			}
+		default:
+			out.WriteByte(c)
+			i++
+		}
+	}
+	if len(stack) > 0 {
+		return nil, fmt.Errorf("pattern %q: missing )", src)
+	}
+	r.names = names
+	if refGroup >= 0 {
+		pieces = append(pieces, out.String())
+		r.backref = true
+		r.goRef = refGroup
+		r.pieces = pieces
+		r.special = map[string]*regexp.Regexp{}
+		r.goSrc = "(?s)" + strings.Join(pieces, "(?:"+groupSrc[refGroup]+")")
+		r.notes = append(r.notes, fmt.Sprintf("pattern %q: the backreference is emulated: at each start the referenced group's first match is taken (Python may backtrack into the group)", src))
+	} else {
+		r.goSrc = "(?s)" + out.String()
+	}
+	re, err := syntax.Parse(r.goSrc, syntax.Perl)
+	if err != nil {
+		return nil, fmt.Errorf("pattern %q: %v", src, err)
+	}
+	re = re.Simplify()
+	prog, err := syntax.Compile(re)
+	if err != nil {
+		return nil, fmt.Errorf("pattern %q: %v", src, err)
+	}
+	r.prog = prog
+	r.ncap = 2 * (goGroups + 1)
+	if p, _ := prog.Prefix(); p != "" {
+		r.prefix = p
+	}
+	if r.re, err = regexp.Compile(r.goSrc); err != nil {
+		return nil, fmt.Errorf("pattern %q: %v", src, err)
+	}
+	return r, nil
+}
+
+func groupClosed(stack []pyGroup, gi int) bool {
+	for _, g := range stack {
+		if g.goIndex == gi {
+			return false
+		}
+	}
+	return true
+}
+
+// translateClass copies the class starting at src[i] ('['), translating the
+// shorthand escapes; it returns the index after the class.
+func translateClass(src string, i int) (int, string, string, error) {
+	var b strings.Builder
+	b.WriteByte('[')
+	j := i + 1
+	if j < len(src) && src[j] == '^' {
+		b.WriteByte('^')
+		j++
+	}
+	first := true
+	var pos, neg string
+	for {
+		if j >= len(src) {
+			return 0, "", "", fmt.Errorf("pattern %q: unterminated character class", src)
+		}
+		c := src[j]
+		if c == ']' && !first {
+			break
+		}
+		first = false
+		if c == '[' {
+			if strings.HasPrefix(src[j:], "[:") {
+				return 0, "", "", fmt.Errorf("pattern %q: POSIX classes are not Python syntax", src)
+			}
+			b.WriteString(`\[`)
+			j++
+			continue
+		}
+		if c != '\\' {
+			b.WriteByte(c)
+			j++
+			continue
+		}
+		if j+1 >= len(src) {
+			return 0, "", "", fmt.Errorf("pattern %q: trailing backslash", src)
+		}
+		e := src[j+1]
+		j += 2
+		switch e {
+		case 'w':
+			b.WriteString(pyWordClass)
+			pos += "w"
+		case 'd':
+			b.WriteString(`\p{Nd}`)
+			pos += "d"
+		case 's':
+			b.WriteString(pySpaceClass)
+			pos += "s"
+		case 'W', 'D', 'S':
+			neg += string(e)
+			b.WriteString(`\` + string(e))
+		case 'u', 'U':
+			n := 4
+			if e == 'U' {
+				n = 8
+			}
+			if j+n > len(src) {
+				return 0, "", "", fmt.Errorf("pattern %q: incomplete \\%c escape", src, e)
+			}
+			v, err := strconv.ParseUint(src[j:j+n], 16, 32)
+			if err != nil {
+				return 0, "", "", fmt.Errorf("pattern %q: bad \\%c escape", src, e)
+			}
+			fmt.Fprintf(&b, `\x{%X}`, v)
+			j += n
+		case 'b':
+			b.WriteString(`\x08`)
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(e)
+		}
+	}
+	j++ // ]
+	// [\s\S], [\w\W], [\d\D]: everything.
+	note := ""
+	if neg != "" {
+		all := true
+		for _, n := range neg {
+			if !strings.ContainsRune(pos, unicode.ToLower(n)) {
+				all = false
+			}
+		}
+		if all {
+			inner := b.String()
+			if strings.HasPrefix(inner, "[^") {
+				return j, `[^\x00-\x{10FFFF}]`, "", nil
+			}
+			return j, `[\x00-\x{10FFFF}]`, "", nil
+		}
+		note = fmt.Sprintf("pattern %q: \\%s inside a character class keeps Go's ASCII meaning (Python's is Unicode)", src, neg)
+	}
+	b.WriteByte(']')
+	return j, b.String(), note, nil
+}
+
+// ---- the matcher ----
+
+// A Pike VM over the compiled program, leftmost-first like Python and Go,
+// that also says whether more input could still change the answer: that is
+// what lets the streaming parser commit a delimiter, or release text, exactly
+// when the whole text would give the same decision.
+
+type vmResult struct {
+	matched bool
+	caps    []int
+	// alive is the smallest start of a thread that could still produce a
+	// preferred match with more input; -1 when none.
+	alive int
+}
+
+type vmEntry struct {
+	pc   uint32
+	caps []int // nil: dead slot
+}
+
+type vmQueue struct {
+	sparse []uint32
+	dense  []vmEntry
+}
+
+func newQueue(n int) *vmQueue {
+	return &vmQueue{sparse: make([]uint32, n), dense: make([]vmEntry, 0, n)}
+}
+
+func (q *vmQueue) contains(pc uint32) bool {
+	j := q.sparse[pc]
+	return int(j) < len(q.dense) && q.dense[j].pc == pc
+}
+
+func (q *vmQueue) insert(pc uint32) int {
+	j := len(q.dense)
+	q.dense = append(q.dense, vmEntry{pc: pc})
+	q.sparse[pc] = uint32(j)
+	return j
+}
+
+func isWordRune(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r) || unicode.Is(unicode.M, r) || unicode.Is(unicode.Pc, r)
+}
+
+type vmCtx struct {
+	r     *rx
+	text  string
+	end   int // end of the usable text
+	ended bool
+}
+
+// empty computes the assertions true at pos, and which are unknown (they
+// depend on input not yet received).
+func (c *vmCtx) empty(pos int) (syntax.EmptyOp, syntax.EmptyOp) {
+	var op, unknown syntax.EmptyOp
+	if pos == 0 {
+		op |= syntax.EmptyBeginText | syntax.EmptyBeginLine
+	} else if c.text[pos-1] == '\n' {
+		op |= syntax.EmptyBeginLine
+	}
+	prevWord := false
+	if pos > 0 {
+		r, _ := utf8.DecodeLastRuneInString(c.text[:pos])
+		prevWord = isWordRune(r)
+	}
+	if pos >= c.end {
+		if !c.ended {
+			unknown = syntax.EmptyEndText | syntax.EmptyEndLine | syntax.EmptyWordBoundary | syntax.EmptyNoWordBoundary
+			return op, unknown
+		}
+		op |= syntax.EmptyEndText | syntax.EmptyEndLine
+		if prevWord {
+			op |= syntax.EmptyWordBoundary
+		} else {
+			op |= syntax.EmptyNoWordBoundary
+		}
+		return op, 0
+	}
+	if c.text[pos] == '\n' {
+		op |= syntax.EmptyEndLine
+	}
+	r, _ := utf8.DecodeRuneInString(c.text[pos:])
+	if isWordRune(r) != prevWord {
+		op |= syntax.EmptyWordBoundary
+	} else {
+		op |= syntax.EmptyNoWordBoundary
+	}
+	return op, 0
+}
+
+func (c *vmCtx) add(q *vmQueue, pc uint32, pos int, caps []int) {
+	if q.contains(pc) {
+		return
+	}
+	j := q.insert(pc)
+	inst := &c.r.prog.Inst[pc]
+	switch inst.Op {
+	case syntax.InstFail:
+	case syntax.InstAlt, syntax.InstAltMatch:
+		c.add(q, inst.Out, pos, caps)
+		c.add(q, inst.Arg, pos, caps)
+	case syntax.InstEmptyWidth:
+		op, unknown := c.empty(pos)
+		need := syntax.EmptyOp(inst.Arg)
+		if need&unknown != 0 {
+			q.dense[j].caps = append([]int(nil), caps...)
+			return
+		}
+		if need&^op == 0 {
+			c.add(q, inst.Out, pos, caps)
+		}
+	case syntax.InstNop:
+		c.add(q, inst.Out, pos, caps)
+	case syntax.InstCapture:
+		if int(inst.Arg) < len(caps) {
+			old := caps[inst.Arg]
+			caps[inst.Arg] = pos
+			c.add(q, inst.Out, pos, caps)
+			caps[inst.Arg] = old
+		} else {
+			c.add(q, inst.Out, pos, caps)
+		}
+	default:
+		q.dense[j].caps = append([]int(nil), caps...)
+	}
+}
+
+// search finds the leftmost-first match of r in text at or after from. end is
+// where usable text stops (a split UTF-8 character after it is not yet
+// readable); ended says no more text will come.
+func (r *rx) search(text string, from, end int, ended bool) vmResult {
+	c := vmCtx{r: r, text: text, end: end, ended: ended}
+	n := len(r.prog.Inst)
+	clist, nlist := newQueue(n), newQueue(n)
+	res := vmResult{alive: -1}
+	caps := make([]int, r.ncap)
+	for i := range caps {
+		caps[i] = -1
+	}
+	pos := from
+	for {
+		if !res.matched {
+			if len(clist.dense) == 0 && r.prefix != "" {
+				if k := strings.Index(text[pos:end], r.prefix); k >= 0 {
+					pos += k
+				} else {
+					// the latest place where the prefix could still begin
+					q := end
+					if !ended {
+						for s := max(pos, end-len(r.prefix)+1); s < end; s++ {
+							if strings.HasPrefix(r.prefix, text[s:end]) {
+								q = s
+								break
+							}
+						}
+					}
+					if q >= end {
+						if !ended {
+							res.alive = minAlive(res.alive, end)
+						}
+						return res
+					}
+					pos = q
+				}
+			}
+			caps[0] = pos
+			c.add(clist, uint32(r.prog.Start), pos, caps)
+		}
+		if len(clist.dense) == 0 {
+			break
+		}
+		var ch rune = -1
+		w := 0
+		if pos < end {
+			ch, w = utf8.DecodeRuneInString(text[pos:])
+		}
+		for _, e := range clist.dense {
+			if e.caps == nil {
+				continue
+			}
+			inst := &r.prog.Inst[e.pc]
+			switch inst.Op {
+			case syntax.InstMatch:
+				e.caps[1] = pos
+				res.matched = true
+				res.caps = e.caps
+				goto cut
+			case syntax.InstEmptyWidth:
+				res.alive = minAlive(res.alive, e.caps[0])
+			default:
+				if pos >= end {
+					if !ended {
+						res.alive = minAlive(res.alive, e.caps[0])
+					}
+					continue
+				}
+				ok := false
+				switch inst.Op {
+				case syntax.InstRune1:
+					ok = ch == inst.Rune[0]
+				case syntax.InstRuneAny:
+					ok = true
+				case syntax.InstRuneAnyNotNL:
+					ok = ch != '\n'
+				case syntax.InstRune:
+					ok = inst.MatchRune(ch)
+				}
+				if ok {
+					c.add(nlist, inst.Out, pos+w, e.caps)
+				}
+			}
+		}
+	cut:
+		if pos >= end {
+			break
+		}
+		pos += w
+		clist, nlist = nlist, clist
+		nlist.dense = nlist.dense[:0]
+		if len(clist.dense) == 0 && res.matched {
+			break
+		}
+	}
+	// Threads still in clist after a match at the end were cut (lower
+	// priority) or recorded as alive above.
+	return res
+}
+
+func minAlive(a, b int) int {
+	if a < 0 || b < a {
+		return b
+	}
+	return a
+}
+
+// consumedEnd is where a match's delimiter ends: the start of a participating
+// lookahead, else the match end.
+func (r *rx) consumedEnd(caps []int) int {
+	end := caps[1]
+	for _, g := range r.la {
+		if s := caps[2*g]; s >= 0 && s < end {
+			end = s
+		}
+	}
+	return end
+}
+
+// groups returns the Python-visible named groups that took part.
+func (r *rx) groups(text string, caps []int) map[string]string {
+	var out map[string]string
+	for g, name := range r.names {
+		if name == "" || strings.HasPrefix(name, laPrefix) || 2*g+1 >= len(caps) {
+			continue
+		}
+		if s, e := caps[2*g], caps[2*g+1]; s >= 0 && e >= 0 {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[name] = text[s:e]
+		}
+	}
+	return out
+}
+
+// findAll returns every non-overlapping match of r in a complete text
+// (xml-inline tags, the start anchor), as Python's finditer does.
+func (r *rx) findAll(text string) [][]int {
+	var out [][]int
+	pos := 0
+	for pos <= len(text) {
+		caps := r.findAt(text, pos)
+		if caps == nil {
+			break
+		}
+		out = append(out, caps)
+		end := r.consumedEnd(caps)
+		if end == caps[0] {
+			// an empty match: the next search starts one character later
+			if end >= len(text) {
+				break
+			}
+			_, w := utf8.DecodeRuneInString(text[end:])
+			end += w
+		}
+		pos = end
+	}
+	return out
+}
+
+// findAt is one leftmost match at or after pos in a complete text.
+func (r *rx) findAt(text string, pos int) []int {
+	if !r.backref {
+		res := r.search(text, pos, len(text), true)
+		if !res.matched {
+			return nil
+		}
+		return res.caps
+	}
+	for pos <= len(text) {
+		res := r.search(text, pos, len(text), true)
+		if !res.matched {
+			return nil
+		}
+		s := res.caps[0]
+		ref := text[res.caps[2*r.goRef]:res.caps[2*r.goRef+1]]
+		re := r.special[ref]
+		if re == nil {
+			re = regexp.MustCompile(`\A(?s:` + strings.Join(r.pieces, regexp.QuoteMeta(ref)) + `)`)
+			if len(r.special) < 256 {
+				r.special[ref] = re
+			}
+		}
+		if m := re.FindStringSubmatchIndex(text[s:]); m != nil && m[2*r.goRef] >= 0 && text[s+m[2*r.goRef]:s+m[2*r.goRef+1]] == ref {
+			for i := range m {
+				if m[i] >= 0 {
+					m[i] += s
+				}
+			}
+			return m
+		}
+		if s >= len(text) {
+			return nil
+		}
+		_, w := utf8.DecodeRuneInString(text[s:])
+		pos = s + w
+	}
+	return nil
+}
