@@ -3,6 +3,7 @@ package response
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -44,6 +45,7 @@ const (
 	DiagMissing     = "missing-field"     // an optional: false field never matched
 	DiagNonFinite   = "non-finite-number" // NaN or an infinity, written as null
 	DiagUnknownTool = "unknown-tool"      // a call to a tool the request did not offer
+	DiagStrayMarkup = "stray-markup"      // special tokens outside every region
 )
 
 // Parser streams one output through a template.
@@ -392,7 +394,11 @@ func (p *Parser) flushSink(end int) {
 		return
 	}
 	if s := pyStrip(p.text[min(p.sinkStart, end):end]); s != "" {
-		p.keep(s, p.sinkStart, DiagUnclaimed, "text outside every region of the template (the reference drops it) is kept in content")
+		if markupOnly(s) {
+			p.diag(DiagStrayMarkup, fmt.Sprintf("markup %q outside every region of the template is not content", s), p.sinkStart)
+		} else {
+			p.keep(s, p.sinkStart, DiagUnclaimed, "text outside every region of the template (the reference drops it) is kept in content")
+		}
 	}
 	p.sinkStart = end
 }
@@ -565,4 +571,29 @@ func (p *Parser) finalize() {
 			p.msg.Delete(k)
 		}
 	}
+}
+
+var markupToken = regexp.MustCompile(`<[^<>\s]{1,64}>|\[/?[A-Z][A-Z_]{0,31}\]`)
+
+// markupOnly says whether null-sink text is only the framing a template
+// leaves outside its regions: special tokens (<|end|>, </s>, [/INST]) and at
+// most one bare word written against them (a role header such as
+// <|start|>assistant). Such text is reported, not made content.
+func markupOnly(s string) bool {
+	if !markupToken.MatchString(s) {
+		return false
+	}
+	rest := strings.Fields(markupToken.ReplaceAllString(s, " "))
+	if len(rest) == 0 {
+		return true
+	}
+	if len(rest) > 1 || len(rest[0]) > 16 {
+		return false
+	}
+	for _, r := range rest[0] {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_') {
+			return false
+		}
+	}
+	return true
 }

@@ -38,10 +38,10 @@ type rx struct {
 	src    string
 	goSrc  string
 	prog   *syntax.Prog
-	ncap   int        // capture slots (2 per group, group 0 included)
-	la     []int      // capture indices of lookahead groups
-	names  []string   // Go group index → Python name ("" when unnamed or internal)
-	prefix string     // literal every match starts with
+	ncap   int      // capture slots (2 per group, group 0 included)
+	la     []int    // capture indices of lookahead groups
+	names  []string // Go group index → Python name ("" when unnamed or internal)
+	prefix string   // literal every match starts with
 	re     *regexp.Regexp
 	// backref: the pattern has \N references to Python group pyRef (Go group
 	// goRef); pieces are the translated text around them.

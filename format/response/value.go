@@ -96,10 +96,10 @@ func (o *Object) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		kb, _ := json.Marshal(k)
+		kb, _ := marshal(k)
 		b.Write(kb)
 		b.WriteByte(':')
-		vb, err := json.Marshal(o.Vals[k])
+		vb, err := marshal(o.Vals[k])
 		if err != nil {
 			return nil, err
 		}
@@ -388,11 +388,22 @@ func (p *jsonParser) hex4() (rune, bool) {
 
 // encodeValue serialises a parsed value as JSON text (keys in order).
 func encodeValue(v any) string {
-	b, err := json.Marshal(v)
+	b, err := marshal(v)
 	if err != nil {
 		return "null"
 	}
 	return string(b)
+}
+
+// marshal is json.Marshal without HTML escaping: markup stays readable.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // hasNonFinite reports whether v holds NaN or an infinity.

@@ -261,7 +261,14 @@ func dirtyOK(evs []Event, tpl *Template) bool {
 
 // dragomanDiffers lists the vectors on which Dragoman's own answer (without
 // Options.Reference) differs from the reference's on purpose, and why.
-var dragomanDiffers = map[string]string{}
+var dragomanDiffers = map[string]string{
+	"upstream/ChatResponseTemplateParserTest.test_transform_dotted_path_errors#1":                 "a transform that cannot be resolved fails the whole parse in the reference; Dragoman keeps the region's text in content with a malformed-region diagnostic",
+	"upstream/ChatResponseTemplateParserTest.test_transform_dotted_path_errors#2":                 "as #1: the region is kept as content with a diagnostic",
+	"upstream/ChatResponseTemplateParserTest.test_transform_dotted_path_errors#3":                 "as #1: the region is kept as content with a diagnostic",
+	"upstream/ChatResponseTemplateParserTest.test_join_requires_string_matches":                   "a non-string match under join fails the parse in the reference; Dragoman keeps the region as content with a diagnostic",
+	"upstream/ChatResponseTemplateParserTest.test_optional_false_raises_when_missing":             "a missing required field fails the parse in the reference; Dragoman returns the message with a missing-field diagnostic, and the text outside every region in content",
+	"upstream/ChatResponseTemplateParserTest.test_literal_list_defers_prefix_overlapping_literal": "the reference drops \" more\" after the region (the template has no implicit field); Dragoman keeps it in content with an unclaimed-text diagnostic",
+}
 
 // TestVectors runs every transcribed transformers test case, one-shot and
 // streamed, in reference mode (must equal the reference's answer) and in
@@ -364,7 +371,7 @@ func checkDiffers(t *testing.T, v *vector, reason string) {
 
 func bytewise(s string) []string {
 	out := make([]string, len(s))
-	for i := range s {
+	for i := 0; i < len(s); i++ {
 		out[i] = s[i : i+1]
 	}
 	return out
