@@ -11,9 +11,11 @@ import (
 
 	"github.com/dragoman-dev/dragoman/chat"
 	"github.com/dragoman-dev/dragoman/format"
+	"github.com/dragoman-dev/dragoman/format/response"
 )
 
 const parseUsage = `usage: dragoman parse (--format NAME | --template FILE) [--tools FILE] [--reasoning open|closed]
+       dragoman parse --response-template FILE [--tools FILE]
        dragoman parse --json
 
 Reads raw model output on stdin and prints one JSON object:
@@ -26,9 +28,14 @@ Reads raw model output on stdin and prints one JSON object:
                    and flag calls to undeclared tools
 --reasoning MODE   open: the prompt left reasoning open; closed: the request
                    turned reasoning off (default: from --template, else neither)
+--response-template FILE
+                   parse by a transformers response template (the object, or a
+                   tokenizer_config.json holding "response_template") instead
+                   of a family: docs/RESPONSE-TEMPLATES.md
 
 With --json, stdin holds one request object instead:
-{"format" | "template", "tools", "reasoning", "think", "prefill", "chunks": [...]}
+{"format" | "template" | "response_template", "tools", "reasoning", "think", "prefill",
+"prefix", "chunks": [...]}
 where think and prefill mean what they mean in the conformance vectors' options;
 the chunks are fed in order, then the end of the output.
 
@@ -47,6 +54,10 @@ type parseRequest struct {
 		Thinking string `json:"thinking"`
 	} `json:"prefill"`
 	Chunks []string `json:"chunks"`
+	// ResponseTemplate and Prefix: parse by a response template
+	// (format/response) instead of a family.
+	ResponseTemplate json.RawMessage `json:"response_template"`
+	Prefix           string          `json:"prefix"`
 }
 
 func runParse(args []string, e *env) int {
@@ -57,6 +68,7 @@ func runParse(args []string, e *env) int {
 	toolsPath := fs.String("tools", "", "tools JSON `FILE`")
 	reasoning := fs.String("reasoning", "", "`MODE`: open or closed")
 	jsonMode := fs.Bool("json", false, "read one request object on stdin")
+	respPath := fs.String("response-template", "", "response template `FILE`")
 	if status, ok := parseFlags(fs, parseUsage, args); !ok {
 		return status
 	}
@@ -68,7 +80,7 @@ func runParse(args []string, e *env) int {
 
 	var req parseRequest
 	if *jsonMode {
-		if *formatName != "" || *tmplPath != "" || *toolsPath != "" || *reasoning != "" {
+		if *formatName != "" || *tmplPath != "" || *toolsPath != "" || *reasoning != "" || *respPath != "" {
 			return fail(2, "--json takes everything from the request object; give no other flags")
 		}
 		if err := json.Unmarshal(input, &req); err != nil {
@@ -83,6 +95,11 @@ func runParse(args []string, e *env) int {
 			}
 			req.Template = string(src)
 		}
+		if *respPath != "" {
+			if req.ResponseTemplate, err = os.ReadFile(*respPath); err != nil {
+				return fail(1, "%v", err)
+			}
+		}
 		if *toolsPath != "" {
 			data, err := os.ReadFile(*toolsPath)
 			if err != nil {
@@ -94,6 +111,25 @@ func runParse(args []string, e *env) int {
 		}
 	}
 
+	if req.ResponseTemplate != nil {
+		if req.Format != "" || req.Template != "" || req.Reasoning != "" {
+			return fail(2, "a response template replaces --format, --template and --reasoning; give none of them")
+		}
+		tpl, err := response.LoadFile(req.ResponseTemplate)
+		if err != nil {
+			return fail(2, "response template: %v", err)
+		}
+		for _, n := range tpl.Notes {
+			fmt.Fprintf(e.stderr, "dragoman parse: note: %s\n", n)
+		}
+		res, err := response.Run(tpl, response.Options{Prefix: req.Prefix, Tools: req.Tools}, req.Chunks...)
+		if err != nil {
+			return fail(1, "%v", err)
+		}
+		out, _ := json.Marshal(res)
+		fmt.Fprintf(e.stdout, "%s\n", out)
+		return 0
+	}
 	fam, opts, err := parserFor(req)
 	if err != nil {
 		return fail(2, "%v", err)
