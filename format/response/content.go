@@ -251,7 +251,7 @@ func parseJSONContent(body string, args *Object, strip bool) (any, error) {
 			}
 			return body, nil
 		}
-		return nil, fmt.Errorf("invalid JSON: %v", err)
+		return nil, errInvalidJSON{err}
 	}
 	return v, nil
 }
@@ -652,3 +652,7 @@ func castString(s string, types []string) any {
 	}
 	return s
 }
+
+type errInvalidJSON struct{ err error }
+
+func (e errInvalidJSON) Error() string { return "invalid JSON: " + e.err.Error() }

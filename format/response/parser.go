@@ -73,11 +73,28 @@ type Parser struct {
 	err      error
 	zwPos    int
 	zwDelim  *delim
+	noEvents bool
+	cache    map[*delim]*searchCache
+}
+
+// searchCache remembers a delimiter's last search: a decided match (or the
+// certainty of none) stays valid while the scan position has not passed it.
+type searchCache struct {
+	textLen, from int
+	ended         bool
+	c             *candidate
+	pending       int
 }
 
 // NewParser starts a streaming parse; the events are those the prefix
 // produced (the reference's initial events).
 func NewParser(t *Template, opts Options) (*Parser, []Event, error) {
+	p := newParser(t, opts)
+	p.step()
+	return p, p.take(), p.err
+}
+
+func newParser(t *Template, opts Options) *Parser {
 	p := &Parser{t: t, opts: opts, tools: toolSchemas(opts.Tools), msg: NewObject(), produced: map[string]bool{}, zwPos: -1}
 	for _, k := range t.defaults.Keys {
 		p.msg.Set(k, t.defaults.Vals[k])
@@ -88,8 +105,7 @@ func NewParser(t *Template, opts Options) (*Parser, []Event, error) {
 	prefix := cutPrefix(t.anchor, opts.Prefix)
 	p.genStart = len(prefix)
 	p.text = prefix
-	p.step()
-	return p, p.take(), p.err
+	return p
 }
 
 // cutPrefix keeps the text after the last match of the anchor (all of it
@@ -133,6 +149,12 @@ func cutPrefix(a *delim, prefix string) string {
 		return prefix
 	}
 	return prefix[cut:]
+}
+
+func (p *Parser) emit(e Event) {
+	if !p.noEvents {
+		p.events = append(p.events, e)
+	}
 }
 
 func (p *Parser) take() []Event {
@@ -182,14 +204,12 @@ func (p *Parser) Message() *Object { return p.msg }
 func (p *Parser) Diagnostics() []format.Diagnostic { return p.diags }
 
 // Parse reads a whole output: parse_response(text, template, prefix, tools).
+// It runs the streaming machine on the whole text at once, told that no more
+// will come, and builds no events.
 func Parse(t *Template, text string, opts Options) (*Object, []format.Diagnostic, error) {
-	p, _, err := NewParser(t, opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	if _, err := p.Feed(text); err != nil {
-		return nil, p.diags, err
-	}
+	p := newParser(t, opts)
+	p.noEvents = true
+	p.text += text
 	if _, err := p.Finish(); err != nil {
 		return nil, p.diags, err
 	}
@@ -226,6 +246,19 @@ func better(a, b *candidate) bool {
 // find looks for d at or after p.pos: the leftmost match, and the earliest
 // start at which more input could still give a preferred match (-1: none).
 func (p *Parser) find(d *delim, avail int) (*candidate, int) {
+	if sc := p.cache[d]; sc != nil && sc.from <= p.pos && (sc.c == nil || sc.c.start >= p.pos) && (sc.pending < 0 || sc.pending >= p.pos) &&
+		(sc.textLen == len(p.text) && sc.ended == p.ended || sc.pending < 0 && sc.c != nil) {
+		return sc.c, sc.pending
+	}
+	c, pending := p.search(d, avail)
+	if p.cache == nil {
+		p.cache = map[*delim]*searchCache{}
+	}
+	p.cache[d] = &searchCache{textLen: len(p.text), from: p.pos, ended: p.ended, c: c, pending: pending}
+	return c, pending
+}
+
+func (p *Parser) search(d *delim, avail int) (*candidate, int) {
 	text := p.text
 	if d.rx != nil {
 		r := d.rx.search(text, p.pos, avail, p.ended)
@@ -355,7 +388,7 @@ func (p *Parser) commit(c *candidate) {
 		p.flushSink(c.start)
 		p.cur, p.open = c.f, true
 		p.bodyStart, p.regStart, p.groups = c.end, c.start, c.groups
-		p.events = append(p.events, Event{Type: "region_open", Field: c.f.Name})
+		p.emit(Event{Type: "region_open", Field: c.f.Name})
 	} else {
 		p.closeRegion(c.start, c.end)
 		p.cur = nil
@@ -380,10 +413,10 @@ func (p *Parser) appendText(upto int) {
 	case !p.open:
 		p.open = true
 		p.bodyStart, p.regStart, p.groups = p.pos, p.pos, nil
-		p.events = append(p.events, Event{Type: "region_open", Field: f.Name})
+		p.emit(Event{Type: "region_open", Field: f.Name})
 		fallthrough
 	default:
-		p.events = append(p.events, Event{Type: "region_chunk", Field: f.Name, Text: s, Dirty: f.dirty})
+		p.emit(Event{Type: "region_chunk", Field: f.Name, Text: s, Dirty: f.dirty})
 	}
 	p.pos = upto
 }
@@ -449,7 +482,7 @@ func (p *Parser) closeRegion(end, closeEnd int) {
 		}
 		return
 	}
-	p.events = append(p.events, Event{Type: "region_close", Field: f.Name, Value: v})
+	p.emit(Event{Type: "region_close", Field: f.Name, Value: v})
 }
 
 func (p *Parser) store(f *Field, v any) error {

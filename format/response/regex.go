@@ -6,6 +6,7 @@ import (
 	"regexp/syntax"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -49,6 +50,10 @@ type rx struct {
 	goRef   int
 	pieces  []string
 	special map[string]*regexp.Regexp
+	// goOK: Go's regexp gives the matcher's answer on complete text (no ^,
+	// \b or \B, whose meaning depends on text before the search start).
+	goOK bool
+	pool sync.Pool
 	// notes are the places where Python's semantics may still differ.
 	notes []string
 }
@@ -334,6 +339,12 @@ func compileRx(src string, allowBackref bool) (*rx, error) {
 	if r.re, err = regexp.Compile(r.goSrc); err != nil {
 		return nil, fmt.Errorf("pattern %q: %v", src, err)
 	}
+	r.goOK = true
+	for _, in := range prog.Inst {
+		if in.Op == syntax.InstEmptyWidth && syntax.EmptyOp(in.Arg)&(syntax.EmptyBeginText|syntax.EmptyBeginLine|syntax.EmptyWordBoundary|syntax.EmptyNoWordBoundary) != 0 {
+			r.goOK = false
+		}
+	}
 	return r, nil
 }
 
@@ -457,30 +468,40 @@ type vmResult struct {
 	alive int
 }
 
-type vmEntry struct {
-	pc   uint32
-	caps []int // nil: dead slot
-}
-
+// vmQueue holds the threads at one position, in priority order; each
+// thread's capture slots live in caps at its index.
 type vmQueue struct {
 	sparse []uint32
-	dense  []vmEntry
+	pcs    []uint32
+	live   []bool // false: the slot only marks pc as visited
+	caps   []int
 }
 
-func newQueue(n int) *vmQueue {
-	return &vmQueue{sparse: make([]uint32, n), dense: make([]vmEntry, 0, n)}
+func (q *vmQueue) reset() {
+	q.pcs, q.live, q.caps = q.pcs[:0], q.live[:0], q.caps[:0]
 }
 
 func (q *vmQueue) contains(pc uint32) bool {
 	j := q.sparse[pc]
-	return int(j) < len(q.dense) && q.dense[j].pc == pc
+	return int(j) < len(q.pcs) && q.pcs[j] == pc
 }
 
-func (q *vmQueue) insert(pc uint32) int {
-	j := len(q.dense)
-	q.dense = append(q.dense, vmEntry{pc: pc})
-	q.sparse[pc] = uint32(j)
-	return j
+// machine is the reusable memory of one search.
+type machine struct {
+	clist, nlist vmQueue
+	scratch      []int
+}
+
+func (r *rx) machine() *machine {
+	if m, ok := r.pool.Get().(*machine); ok {
+		return m
+	}
+	n := len(r.prog.Inst)
+	return &machine{
+		clist:   vmQueue{sparse: make([]uint32, n)},
+		nlist:   vmQueue{sparse: make([]uint32, n)},
+		scratch: make([]int, r.ncap),
+	}
 }
 
 func isWordRune(r rune) bool {
@@ -492,6 +513,7 @@ type vmCtx struct {
 	text  string
 	end   int // end of the usable text
 	ended bool
+	ncap  int
 }
 
 // empty computes the assertions true at pos, and which are unknown (they
@@ -533,11 +555,17 @@ func (c *vmCtx) empty(pos int) (syntax.EmptyOp, syntax.EmptyOp) {
 	return op, 0
 }
 
+// add follows pc's empty transitions at pos, queueing the threads that wait
+// for a character (or for input that has not arrived) in priority order.
 func (c *vmCtx) add(q *vmQueue, pc uint32, pos int, caps []int) {
 	if q.contains(pc) {
 		return
 	}
-	j := q.insert(pc)
+	j := len(q.pcs)
+	q.sparse[pc] = uint32(j)
+	q.pcs = append(q.pcs, pc)
+	q.live = append(q.live, false)
+	q.caps = append(q.caps, caps...) // keeps slots aligned; filled below when live
 	inst := &c.r.prog.Inst[pc]
 	switch inst.Op {
 	case syntax.InstFail:
@@ -548,7 +576,7 @@ func (c *vmCtx) add(q *vmQueue, pc uint32, pos int, caps []int) {
 		op, unknown := c.empty(pos)
 		need := syntax.EmptyOp(inst.Arg)
 		if need&unknown != 0 {
-			q.dense[j].caps = append([]int(nil), caps...)
+			q.live[j] = true
 			return
 		}
 		if need&^op == 0 {
@@ -566,26 +594,46 @@ func (c *vmCtx) add(q *vmQueue, pc uint32, pos int, caps []int) {
 			c.add(q, inst.Out, pos, caps)
 		}
 	default:
-		q.dense[j].caps = append([]int(nil), caps...)
+		q.live[j] = true
 	}
 }
+
+// plain reports whether Go's regexp, run on text[from:], finds exactly what
+// the matcher would on a complete text: no assertion looks before from.
+func (r *rx) plain() bool { return r.goOK }
 
 // search finds the leftmost-first match of r in text at or after from. end is
 // where usable text stops (a split UTF-8 character after it is not yet
 // readable); ended says no more text will come.
 func (r *rx) search(text string, from, end int, ended bool) vmResult {
-	c := vmCtx{r: r, text: text, end: end, ended: ended}
-	n := len(r.prog.Inst)
-	clist, nlist := newQueue(n), newQueue(n)
+	if ended && r.goOK && end == len(text) {
+		m := r.re.FindStringSubmatchIndex(text[from:])
+		if m == nil {
+			return vmResult{alive: -1}
+		}
+		for i := range m {
+			if m[i] >= 0 {
+				m[i] += from
+			}
+		}
+		return vmResult{matched: true, caps: m, alive: -1}
+	}
+	m := r.machine()
+	defer r.pool.Put(m)
+	c := vmCtx{r: r, text: text, end: end, ended: ended, ncap: r.ncap}
+	clist, nlist := &m.clist, &m.nlist
+	clist.reset()
+	nlist.reset()
 	res := vmResult{alive: -1}
-	caps := make([]int, r.ncap)
+	caps := m.scratch
 	for i := range caps {
 		caps[i] = -1
 	}
+	ncap := r.ncap
 	pos := from
 	for {
 		if !res.matched {
-			if len(clist.dense) == 0 && r.prefix != "" {
+			if len(clist.pcs) == 0 && r.prefix != "" {
 				if k := strings.Index(text[pos:end], r.prefix); k >= 0 {
 					pos += k
 				} else {
@@ -611,7 +659,7 @@ func (r *rx) search(text string, from, end int, ended bool) vmResult {
 			caps[0] = pos
 			c.add(clist, uint32(r.prog.Start), pos, caps)
 		}
-		if len(clist.dense) == 0 {
+		if len(clist.pcs) == 0 {
 			break
 		}
 		var ch rune = -1
@@ -619,23 +667,24 @@ func (r *rx) search(text string, from, end int, ended bool) vmResult {
 		if pos < end {
 			ch, w = utf8.DecodeRuneInString(text[pos:])
 		}
-		for _, e := range clist.dense {
-			if e.caps == nil {
+		for j, pc := range clist.pcs {
+			if !clist.live[j] {
 				continue
 			}
-			inst := &r.prog.Inst[e.pc]
+			tcaps := clist.caps[j*ncap : (j+1)*ncap]
+			inst := &r.prog.Inst[pc]
 			switch inst.Op {
 			case syntax.InstMatch:
-				e.caps[1] = pos
 				res.matched = true
-				res.caps = e.caps
+				res.caps = append(res.caps[:0], tcaps...)
+				res.caps[1] = pos
 				goto cut
 			case syntax.InstEmptyWidth:
-				res.alive = minAlive(res.alive, e.caps[0])
+				res.alive = minAlive(res.alive, tcaps[0])
 			default:
 				if pos >= end {
 					if !ended {
-						res.alive = minAlive(res.alive, e.caps[0])
+						res.alive = minAlive(res.alive, tcaps[0])
 					}
 					continue
 				}
@@ -651,7 +700,7 @@ func (r *rx) search(text string, from, end int, ended bool) vmResult {
 					ok = inst.MatchRune(ch)
 				}
 				if ok {
-					c.add(nlist, inst.Out, pos+w, e.caps)
+					c.add(nlist, inst.Out, pos+w, tcaps)
 				}
 			}
 		}
@@ -661,13 +710,11 @@ func (r *rx) search(text string, from, end int, ended bool) vmResult {
 		}
 		pos += w
 		clist, nlist = nlist, clist
-		nlist.dense = nlist.dense[:0]
-		if len(clist.dense) == 0 && res.matched {
+		nlist.reset()
+		if len(clist.pcs) == 0 && res.matched {
 			break
 		}
 	}
-	// Threads still in clist after a match at the end were cut (lower
-	// priority) or recorded as alive above.
 	return res
 }
 

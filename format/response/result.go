@@ -105,10 +105,17 @@ func LoadFile(data []byte) (*Template, error) {
 	return FromValue(v)
 }
 
-// Run parses chunks as a streaming client would feed them and returns the
-// result in format's shape. A template error or, in reference mode, a parse
+// Run parses chunks as a streaming client would feed them (one chunk is a
+// one-shot Parse) and returns the result in format's shape. A template error or, in reference mode, a parse
 // error is returned as an error.
 func Run(t *Template, opts Options, chunks ...string) (format.Result, error) {
+	if len(chunks) == 1 {
+		msg, diags, err := Parse(t, chunks[0], opts)
+		if err != nil {
+			return format.Result{}, err
+		}
+		return Result(msg, diags, nil), nil
+	}
 	p, _, err := NewParser(t, opts)
 	if err != nil {
 		return format.Result{}, err

@@ -1,9 +1,7 @@
 package response
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -89,25 +87,7 @@ func (o *Object) Delete(key string) {
 func (o *Object) Len() int { return len(o.Keys) }
 
 // MarshalJSON writes the object in key order.
-func (o *Object) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range o.Keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, _ := marshal(k)
-		b.Write(kb)
-		b.WriteByte(':')
-		vb, err := marshal(o.Vals[k])
-		if err != nil {
-			return nil, err
-		}
-		b.Write(vb)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
+func (o *Object) MarshalJSON() ([]byte, error) { return appendValue(nil, o), nil }
 
 // typeName names a value's type as Python would (for error messages).
 func typeName(v any) string {
@@ -138,7 +118,7 @@ func ParseJSON(text string) (any, error) {
 	p := jsonParser{s: text}
 	p.ws()
 	if p.i >= len(p.s) {
-		return nil, errors.New("Expecting value: line 1 column 1 (char 0)")
+		return nil, &jsonError{"Expecting value", 0}
 	}
 	v, err := p.value(0)
 	if err != nil {
@@ -146,7 +126,7 @@ func ParseJSON(text string) (any, error) {
 	}
 	p.ws()
 	if p.i != len(p.s) {
-		return nil, fmt.Errorf("Extra data at char %d", p.i)
+		return nil, &jsonError{"Extra data", p.i}
 	}
 	return v, nil
 }
@@ -167,9 +147,15 @@ func (p *jsonParser) ws() {
 	}
 }
 
-func (p *jsonParser) errf(what string) error {
-	return fmt.Errorf("%s at char %d", what, p.i)
+// jsonError is formatted only when read: allow_non_json fails often.
+type jsonError struct {
+	what string
+	at   int
 }
+
+func (e *jsonError) Error() string { return fmt.Sprintf("%s at char %d", e.what, e.at) }
+
+func (p *jsonParser) errf(what string) error { return &jsonError{what, p.i} }
 
 const maxDepth = 1000
 
@@ -386,24 +372,100 @@ func (p *jsonParser) hex4() (rune, bool) {
 	return rune(v), true
 }
 
-// encodeValue serialises a parsed value as JSON text (keys in order).
-func encodeValue(v any) string {
-	b, err := marshal(v)
-	if err != nil {
-		return "null"
+// encodeValue serialises a parsed value as JSON text (keys in order, no
+// HTML escaping, non-finite numbers as null).
+func encodeValue(v any) string { return string(appendValue(nil, v)) }
+
+// marshal is encodeValue for the parsed value types, json.Marshal otherwise.
+func marshal(v any) ([]byte, error) { return appendValue(nil, v), nil }
+
+func appendValue(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case bool:
+		if v {
+			return append(b, "true"...)
+		}
+		return append(b, "false"...)
+	case string:
+		return appendString(b, v)
+	case Number:
+		if !v.Finite() {
+			return append(b, "null"...)
+		}
+		return append(b, v.Lit...)
+	case *Object:
+		b = append(b, '{')
+		for i, k := range v.Keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+			b = append(b, ':')
+			b = appendValue(b, v.Vals[k])
+		}
+		return append(b, '}')
+	case []any:
+		b = append(b, '[')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendValue(b, e)
+		}
+		return append(b, ']')
 	}
-	return string(b)
+	enc, err := json.Marshal(v)
+	if err != nil {
+		return append(b, "null"...)
+	}
+	return append(b, enc...)
 }
 
-// marshal is json.Marshal without HTML escaping: markup stays readable.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
+const hexDigits = "0123456789abcdef"
+
+// appendString writes s as a JSON string; invalid UTF-8 becomes U+FFFD, as
+// encoding/json does.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && w == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		i += w
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 // hasNonFinite reports whether v holds NaN or an infinity.
