@@ -226,4 +226,34 @@ func TestClaudeCodeToolRound(t *testing.T) {
 	if next == nil {
 		t.Errorf("Claude Code sent no request after the call; it printed:\n%s", tail(printed, 3000))
 	}
+	checkPrefixesCached(t, base, traces)
+}
+
+// checkPrefixesCached asserts that each request whose prompt extends an
+// earlier request's prompt got at least 99% of that earlier prompt's tokens
+// from the engine's cache (issue #18: an agent's resent conversation is not
+// processed again, whatever side requests came between).
+func checkPrefixesCached(t *testing.T, base string, traces []any) {
+	t.Helper()
+	var earlier []map[string]any // oldest first
+	for i := len(traces) - 1; i >= 0; i-- {
+		rec := getJSON(t, base+"/v1/dragoman/requests/"+str(traces[i], "id"))
+		prompt := str(rec, "prompt")
+		var prefix map[string]any
+		for _, e := range earlier {
+			if p := str(e, "prompt"); p != "" && strings.HasPrefix(prompt, p) && (prefix == nil || len(p) > len(str(prefix, "prompt"))) {
+				prefix = e
+			}
+		}
+		earlier = append(earlier, rec)
+		if prefix == nil {
+			continue
+		}
+		want, _ := path(prefix, "prompt_tokens").(float64)
+		cached, _ := path(rec, "timings", "upstream_cached_tokens").(float64)
+		t.Logf("request %s: %.0f of its prompt cached, its prefix (request %s) is %.0f tokens", str(rec, "id"), cached, str(prefix, "id"), want)
+		if cached < 0.99*want {
+			t.Errorf("request %s: %.0f tokens cached, want at least 99%% of the %.0f of the earlier prompt it extends", str(rec, "id"), cached, want)
+		}
+	}
 }
