@@ -278,3 +278,79 @@ func TestHoldBack(t *testing.T) {
 		t.Fatalf("events %+v: want the partial character held", evs)
 	}
 }
+
+// The spec's order at one position: longer first, then opener before close.
+func TestTieRules(t *testing.T) {
+	tpl := mustLoad(t, `{"start_anchor": "a", "fields": {"content": {"close": "<x>"}, "b": {"open": "<t", "close": "</t>"}, "c": {"open": "<tool>", "close": "</tool>"}, "d": {"open": "<x>"}}}`)
+	got, _ := parseAll(t, tpl, "hi<tool>call</tool>then<x>rest", Options{Reference: true})
+	if want := `{"c":"call","content":"then","d":"rest"}`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+// The prefix is cut after the last start anchor, literal or pattern.
+func TestPrefixLastAnchor(t *testing.T) {
+	for _, anchor := range []string{`"start_anchor": ["<A>", "<B>"]`, `"start_anchor_pattern": "<[AB]>"`} {
+		tpl := mustLoad(t, `{`+anchor+`, "fields": {"content": {}, "r": {"open": "<r>", "close": "</r>"}}}`)
+		got, _ := parseAll(t, tpl, "answer", Options{Prefix: "<A>old<B><r>new<A><r>", Reference: true})
+		if want := `{"r":"answer"}`; got != want {
+			t.Errorf("%s: got %s, want %s", anchor, got, want)
+		}
+	}
+}
+
+// text strips Python's whitespace: U+00A0, U+3000, U+0085, U+001C–U+001F.
+func TestPythonStrip(t *testing.T) {
+	tpl := mustLoad(t, `{"start_anchor": "a", "fields": {"content": {}}}`)
+	got, _ := parseAll(t, tpl, "\u00a0\u3000\x1c hi \u0085\x1f", Options{Reference: true})
+	if got != `{"content":"hi"}` {
+		t.Errorf("got %s", got)
+	}
+}
+
+// Casting by schema: whole numbers without a '.' become integers.
+func TestCastNumbers(t *testing.T) {
+	for in, want := range map[string]Number{"1e3": {Lit: "1000"}, "2.0": {Lit: "2", Float: true}, "7": {Lit: "7"}} {
+		got, ok := castString(in, []string{"number"}).(Number)
+		if !ok || got.Float != want.Float || canonical(got) != canonical(want) {
+			t.Errorf("%s: %#v, want %#v", in, got, want)
+		}
+	}
+	if got := castString("007", []string{"integer", "string"}); canonical(got) != "7" {
+		t.Errorf("007: %v", got)
+	}
+	if got := castString("007", []string{"string"}); got != "007" {
+		t.Errorf("007 as string: %v", got)
+	}
+}
+
+// A pattern delimiter that ends where the text ends waits for more, even
+// when nothing could extend it (the spec's rule; events only).
+func TestRegexEndWaits(t *testing.T) {
+	tpl := mustLoad(t, `{"start_anchor": "a", "fields": {"u": {"open": "<u>", "close_pattern": "</u>"}}}`)
+	p, _, _ := NewParser(tpl, Options{Reference: true})
+	evs, _ := p.Feed("<u>a</u>")
+	for _, e := range evs {
+		if e.Type == "region_close" {
+			t.Fatalf("closed before more input: %+v", evs)
+		}
+	}
+	if evs, _ = p.Feed("b"); len(evs) == 0 || evs[0].Type != "region_close" {
+		t.Fatalf("events %+v: want the close", evs)
+	}
+}
+
+// Scope precedence: element keys over the opener's groups (transform_each),
+// content over a group named content.
+func TestTransformScope(t *testing.T) {
+	each := mustLoad(t, `{"start_anchor": "a", "fields": {"x": {"open_pattern": "<x (?P<name>\\w+) (?P<g>\\w+)>", "close": "</x>", "content": "json", "transform_each": true, "transform": {"n": "{name}", "g": "{g}"}}}}`)
+	got, _ := parseAll(t, each, `<x outer grp>[{"name": "inner"}, {"other": 1}]</x>`, Options{Reference: true})
+	if want := `{"x":[{"g":"grp","n":"inner"},{"g":"grp","n":"outer"}]}`; got != want {
+		t.Errorf("transform_each: got %s, want %s", got, want)
+	}
+	plain := mustLoad(t, `{"start_anchor": "a", "fields": {"x": {"open_pattern": "<x (?P<content>\\w+)>", "close": "</x>", "transform": {"v": "{content}"}}}}`)
+	got, _ = parseAll(t, plain, `<x group>body</x>`, Options{Reference: true})
+	if want := `{"x":{"v":"body"}}`; got != want {
+		t.Errorf("content: got %s, want %s", got, want)
+	}
+}
