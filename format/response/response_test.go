@@ -354,3 +354,23 @@ func TestTransformScope(t *testing.T) {
 		t.Errorf("content: got %s, want %s", got, want)
 	}
 }
+
+// The three corner cases where the reference's streaming departs from its own
+// one-shot answer (README, "Streaming"): here every split gives the one-shot
+// answer.
+func TestReferenceStreamingCaveats(t *testing.T) {
+	cases := []struct{ tpl, text, want string }{
+		{`{"start_anchor": "a", "fields": {"content": {}, "x": {"open": "<x>", "close_pattern": "end(?:ing)?", "transform": "{content}"}}}`,
+			"<x>body ending tail", `{"content":"tail","x":"body"}`},
+		{`{"start_anchor": "a", "fields": {"content": {"close_pattern": "<eot>|$"}, "r": {"open": "<r>", "close": "</r>"}}}`,
+			"hello<eot>", `{"content":"hello"}`},
+		{`{"start_anchor": "a", "fields": {"content": {}, "w": {"open_pattern": "\\bgo\\b", "close": ";"}}}`,
+			"ago go now;", `{"content":"ago","w":"now"}`},
+	}
+	for _, c := range cases {
+		got, _ := parseAll(t, mustLoad(t, c.tpl), c.text, Options{Reference: true})
+		if got != c.want {
+			t.Errorf("%s: got %s, want %s", c.text, got, c.want)
+		}
+	}
+}
