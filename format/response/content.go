@@ -377,14 +377,27 @@ func parseKVLines(body string, args *Object, f *Field) (any, error) {
 
 type scope struct {
 	names []string
-	vals  map[string]any
+	vals  []any
+}
+
+func (s *scope) get(k string) (any, bool) {
+	for i, n := range s.names {
+		if n == k {
+			return s.vals[i], true
+		}
+	}
+	return nil, false
 }
 
 func (s *scope) set(k string, v any) {
-	if _, ok := s.vals[k]; !ok {
-		s.names = append(s.names, k)
+	for i, n := range s.names {
+		if n == k {
+			s.vals[i] = v
+			return
+		}
 	}
-	s.vals[k] = v
+	s.names = append(s.names, k)
+	s.vals = append(s.vals, v)
 }
 
 func applyTransform(tr any, sc *scope) (any, error) {
@@ -395,7 +408,7 @@ func applyTransform(tr any, sc *scope) (any, error) {
 			return t, nil
 		}
 		path := strings.Split(m[1], ".")
-		v, ok := sc.vals[path[0]]
+		v, ok := sc.get(path[0])
 		if !ok {
 			return nil, fmt.Errorf("transform placeholder '%s' is not defined. Available: ['%s']", t, strings.Join(sc.names, "', '"))
 		}
@@ -414,7 +427,7 @@ func applyTransform(tr any, sc *scope) (any, error) {
 	case *Object:
 		out := NewObject()
 		for _, k := range t.Keys {
-			v, err := applyTransform(t.Vals[k], sc)
+			v, err := applyTransform(t.Val(k), sc)
 			if err != nil {
 				return nil, err
 			}
@@ -454,12 +467,12 @@ func (f *Field) value(body string, groups map[string]string, tools map[string]*t
 				if !isObj {
 					return nil, fmt.Errorf("Field '%s': transform_each requires list elements to be objects, got %s", f.Name, typeName(e))
 				}
-				sc := &scope{vals: map[string]any{}}
+				sc := &scope{}
 				for _, k := range o.Keys {
-					sc.set(k, o.Vals[k])
+					sc.set(k, o.Val(k))
 				}
 				for _, k := range sortedKeys(groups) {
-					if _, ok := sc.vals[k]; !ok {
+					if _, ok := sc.get(k); !ok {
 						sc.set(k, groups[k])
 					}
 				}
@@ -471,7 +484,7 @@ func (f *Field) value(body string, groups map[string]string, tools map[string]*t
 			}
 			v = out
 		} else {
-			sc := &scope{vals: map[string]any{}}
+			sc := &scope{}
 			sc.set("content", v)
 			for _, k := range sortedKeys(groups) {
 				if k != "content" {
@@ -545,12 +558,12 @@ func castCall(v any, tools map[string]*toolSchema) {
 	if !ok {
 		return
 	}
-	fn, _ := o.Vals["function"].(*Object)
+	fn, _ := o.Val("function").(*Object)
 	if fn == nil {
 		return
 	}
-	name, isStr := fn.Vals["name"].(string)
-	args, isObj := fn.Vals["arguments"].(*Object)
+	name, isStr := fn.Val("name").(string)
+	args, isObj := fn.Val("arguments").(*Object)
 	if !isStr || !isObj {
 		return
 	}
@@ -559,7 +572,7 @@ func castCall(v any, tools map[string]*toolSchema) {
 		return
 	}
 	for _, k := range args.Keys {
-		prop, _ := ts.props.Vals[k].(*Object)
+		prop, _ := ts.props.Val(k).(*Object)
 		if prop == nil {
 			continue
 		}
@@ -567,9 +580,9 @@ func castCall(v any, tools map[string]*toolSchema) {
 		if len(types) == 0 {
 			continue
 		}
-		switch a := args.Vals[k].(type) {
+		switch a := args.Val(k).(type) {
 		case string:
-			args.Vals[k] = castString(a, types)
+			args.Set(k, castString(a, types))
 		case []any:
 			for i, e := range a {
 				if s, ok := e.(string); ok {
@@ -582,7 +595,7 @@ func castCall(v any, tools map[string]*toolSchema) {
 
 func declaredTypes(prop *Object) []string {
 	var out []string
-	switch t := prop.Vals["type"].(type) {
+	switch t := prop.Val("type").(type) {
 	case string:
 		out = append(out, t)
 	case []any:
@@ -593,7 +606,7 @@ func declaredTypes(prop *Object) []string {
 		}
 	}
 	for _, k := range []string{"anyOf", "oneOf"} {
-		if l, ok := prop.Vals[k].([]any); ok {
+		if l, ok := prop.Val(k).([]any); ok {
 			for _, alt := range l {
 				if ao, ok := alt.(*Object); ok {
 					out = append(out, declaredTypes(ao)...)
@@ -601,7 +614,7 @@ func declaredTypes(prop *Object) []string {
 			}
 		}
 	}
-	if b, ok := prop.Vals["nullable"].(bool); ok && b {
+	if b, ok := prop.Val("nullable").(bool); ok && b {
 		out = append(out, "null")
 	}
 	return out

@@ -74,15 +74,17 @@ type Parser struct {
 	zwPos    int
 	zwDelim  *delim
 	noEvents bool
-	cache    map[*delim]*searchCache
+	cache    []searchCache // by delim.id
 }
 
 // searchCache remembers a delimiter's last search: a decided match (or the
 // certainty of none) stays valid while the scan position has not passed it.
 type searchCache struct {
+	valid         bool
 	textLen, from int
 	ended         bool
-	c             *candidate
+	found         bool
+	c             candidate
 	pending       int
 }
 
@@ -97,7 +99,7 @@ func NewParser(t *Template, opts Options) (*Parser, []Event, error) {
 func newParser(t *Template, opts Options) *Parser {
 	p := &Parser{t: t, opts: opts, tools: toolSchemas(opts.Tools), msg: NewObject(), produced: map[string]bool{}, zwPos: -1}
 	for _, k := range t.defaults.Keys {
-		p.msg.Set(k, t.defaults.Vals[k])
+		p.msg.Set(k, t.defaults.Val(k))
 	}
 	if p.tools == nil && opts.Tools != nil {
 		p.tools = map[string]*toolSchema{}
@@ -246,16 +248,24 @@ func better(a, b *candidate) bool {
 // find looks for d at or after p.pos: the leftmost match, and the earliest
 // start at which more input could still give a preferred match (-1: none).
 func (p *Parser) find(d *delim, avail int) (*candidate, int) {
-	if sc := p.cache[d]; sc != nil && sc.from <= p.pos && (sc.c == nil || sc.c.start >= p.pos) && (sc.pending < 0 || sc.pending >= p.pos) &&
-		(sc.textLen == len(p.text) && sc.ended == p.ended || sc.pending < 0 && sc.c != nil) {
-		return sc.c, sc.pending
+	if p.cache == nil {
+		p.cache = make([]searchCache, p.t.ndelims)
+	}
+	sc := &p.cache[d.id]
+	if sc.valid && sc.from <= p.pos && (!sc.found || sc.c.start >= p.pos) && (sc.pending < 0 || sc.pending >= p.pos) &&
+		(sc.textLen == len(p.text) && sc.ended == p.ended || sc.pending < 0 && sc.found) {
+		if sc.found {
+			return &sc.c, sc.pending
+		}
+		return nil, sc.pending
 	}
 	c, pending := p.search(d, avail)
-	if p.cache == nil {
-		p.cache = map[*delim]*searchCache{}
+	*sc = searchCache{valid: true, textLen: len(p.text), from: p.pos, ended: p.ended, pending: pending}
+	if c != nil {
+		sc.found, sc.c = true, *c
+		return &sc.c, pending
 	}
-	p.cache[d] = &searchCache{textLen: len(p.text), from: p.pos, ended: p.ended, c: c, pending: pending}
-	return c, pending
+	return nil, pending
 }
 
 func (p *Parser) search(d *delim, avail int) (*candidate, int) {
@@ -543,11 +553,11 @@ func (p *Parser) checkTools(v any) {
 		if o == nil {
 			continue
 		}
-		fn, _ := o.Vals["function"].(*Object)
+		fn, _ := o.Val("function").(*Object)
 		if fn == nil {
 			continue
 		}
-		if name, ok := fn.Vals["name"].(string); ok {
+		if name, ok := fn.Val("name").(string); ok {
 			if _, known := p.tools[name]; !known {
 				p.diag(DiagUnknownTool, fmt.Sprintf("call to %q, which the request did not offer", name), p.regStart)
 			}
@@ -600,7 +610,7 @@ func (p *Parser) finalize() {
 		if _, isDefault := p.t.defaults.Get(k); isDefault {
 			continue
 		}
-		if isEmpty(p.msg.Vals[k]) {
+		if isEmpty(p.msg.Val(k)) {
 			p.msg.Delete(k)
 		}
 	}

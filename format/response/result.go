@@ -23,7 +23,7 @@ func Result(msg *Object, diags []format.Diagnostic, newID func() string) format.
 	r := format.Result{ToolCalls: []chat.ToolCall{}, Diagnostics: append([]format.Diagnostic{}, diags...)}
 	reasoningDone := false
 	for _, k := range msg.Keys {
-		v := msg.Vals[k]
+		v := msg.Val(k)
 		switch {
 		case k == "role":
 		case k == "content":
@@ -62,23 +62,23 @@ func toolCall(v any, newID func() string) (chat.ToolCall, bool) {
 	if o == nil {
 		return chat.ToolCall{}, false
 	}
-	fn, _ := o.Vals["function"].(*Object)
+	fn, _ := o.Val("function").(*Object)
 	if fn == nil {
 		return chat.ToolCall{}, false
 	}
-	name, ok := fn.Vals["name"].(string)
+	name, ok := fn.Val("name").(string)
 	if !ok {
 		return chat.ToolCall{}, false
 	}
 	tc := chat.ToolCall{Type: "function", Function: chat.FunctionCall{Name: name, Arguments: "{}"}}
-	switch a := fn.Vals["arguments"].(type) {
+	switch a := fn.Val("arguments").(type) {
 	case nil:
 	case string:
 		tc.Function.Arguments = a
 	default:
 		tc.Function.Arguments = encodeValue(a)
 	}
-	if id, ok := o.Vals["id"].(string); ok && id != "" {
+	if id, ok := o.Val("id").(string); ok && id != "" {
 		tc.ID = id
 	} else {
 		tc.ID = newID()

@@ -22,6 +22,7 @@ type Template struct {
 	fields   []*Field // by name, in code-point order (the tie rule)
 	implicit *Field
 	anchor   *delim
+	ndelims  int
 	// Notes are load-time diagnostics: places where the template's regular
 	// expressions are read in a way Python's regex module might not.
 	Notes []string
@@ -53,6 +54,7 @@ type valueParser struct {
 
 // delim is an opener, a closer or the start anchor: literals or a pattern.
 type delim struct {
+	id     int      // index in the template's delimiters (the parser's search cache)
 	lits   []string // longest first
 	maxLen int
 	rx     *rx
@@ -110,7 +112,7 @@ func FromValue(v any) (*Template, error) {
 	}
 	var implicit []string
 	for _, name := range fobj.Keys {
-		f, err := t.loadField(name, fobj.Vals[name])
+		f, err := t.loadField(name, fobj.Val(name))
 		if err != nil {
 			return nil, err
 		}
@@ -158,7 +160,8 @@ func (t *Template) loadDelim(field, key string, lit any, hasLit bool, pat any, h
 			return nil, fmt.Errorf("%sinvalid '%s_pattern': %v", where, key, err)
 		}
 		t.Notes = append(t.Notes, r.notes...)
-		return &delim{rx: r}, nil
+		t.ndelims++
+		return &delim{id: t.ndelims - 1, rx: r}, nil
 	}
 	if !hasLit {
 		return nil, nil
@@ -192,7 +195,8 @@ func (t *Template) loadDelim(field, key string, lit any, hasLit bool, pat any, h
 		return nil, fmt.Errorf("%s'%s' must be a string or list of strings, got %s", where, key, typeName(lit))
 	}
 	sort.SliceStable(lits, func(i, j int) bool { return len(lits[i]) > len(lits[j]) })
-	return &delim{lits: lits, maxLen: len(lits[0])}, nil
+	t.ndelims++
+	return &delim{id: t.ndelims - 1, lits: lits, maxLen: len(lits[0])}, nil
 }
 
 var fieldKeys = map[string]bool{"open": true, "open_pattern": true, "close": true, "close_pattern": true, "content": true,
@@ -386,7 +390,7 @@ func checkTransform(field string, v any) error {
 		}
 	case *Object:
 		for _, k := range v.Keys {
-			if err := checkTransform(field, v.Vals[k]); err != nil {
+			if err := checkTransform(field, v.Val(k)); err != nil {
 				return err
 			}
 		}

@@ -46,39 +46,79 @@ func (n Number) MarshalJSON() ([]byte, error) {
 }
 
 // Object is a JSON object that keeps its keys' order. A repeated key keeps
-// its first position and its last value, as a Python dict does.
+// its first position and its last value, as a Python dict does. Small
+// objects (all of a tool call's) are searched in place; a map indexes large
+// ones.
 type Object struct {
-	Keys []string
-	Vals map[string]any
+	Keys  []string
+	vals  []any
+	index map[string]int
 }
 
+const objectIndexAt = 12
+
 // NewObject returns an empty object.
-func NewObject() *Object { return &Object{Vals: map[string]any{}} }
+func NewObject() *Object { return &Object{} }
+
+func (o *Object) find(key string) int {
+	if o.index != nil {
+		if i, ok := o.index[key]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, k := range o.Keys {
+		if k == key {
+			return i
+		}
+	}
+	return -1
+}
 
 // Set stores key → v.
 func (o *Object) Set(key string, v any) {
-	if _, ok := o.Vals[key]; !ok {
-		o.Keys = append(o.Keys, key)
+	if i := o.find(key); i >= 0 {
+		o.vals[i] = v
+		return
 	}
-	o.Vals[key] = v
+	o.Keys = append(o.Keys, key)
+	o.vals = append(o.vals, v)
+	if o.index != nil {
+		o.index[key] = len(o.Keys) - 1
+	} else if len(o.Keys) > objectIndexAt {
+		o.index = make(map[string]int, len(o.Keys))
+		for i, k := range o.Keys {
+			o.index[k] = i
+		}
+	}
 }
 
 // Get returns the value of key.
 func (o *Object) Get(key string) (any, bool) {
-	v, ok := o.Vals[key]
-	return v, ok
+	if i := o.find(key); i >= 0 {
+		return o.vals[i], true
+	}
+	return nil, false
+}
+
+// Val returns the value of key, nil when absent.
+func (o *Object) Val(key string) any {
+	v, _ := o.Get(key)
+	return v
 }
 
 // Delete removes key.
 func (o *Object) Delete(key string) {
-	if _, ok := o.Vals[key]; !ok {
+	i := o.find(key)
+	if i < 0 {
 		return
 	}
-	delete(o.Vals, key)
-	for i, k := range o.Keys {
-		if k == key {
-			o.Keys = append(o.Keys[:i:i], o.Keys[i+1:]...)
-			break
+	o.Keys = append(o.Keys[:i:i], o.Keys[i+1:]...)
+	o.vals = append(o.vals[:i:i], o.vals[i+1:]...)
+	if o.index != nil {
+		o.index = make(map[string]int, len(o.Keys))
+		for j, k := range o.Keys {
+			o.index[k] = j
 		}
 	}
 }
@@ -403,7 +443,7 @@ func appendValue(b []byte, v any) []byte {
 			}
 			b = appendString(b, k)
 			b = append(b, ':')
-			b = appendValue(b, v.Vals[k])
+			b = appendValue(b, v.Val(k))
 		}
 		return append(b, '}')
 	case []any:
@@ -475,7 +515,7 @@ func hasNonFinite(v any) bool {
 		return !v.Finite()
 	case *Object:
 		for _, k := range v.Keys {
-			if hasNonFinite(v.Vals[k]) {
+			if hasNonFinite(v.Val(k)) {
 				return true
 			}
 		}

@@ -94,27 +94,27 @@ func (v *vector) expectation(t testing.TB) expectation {
 		e.isErr = true
 		return e
 	}
-	e.message = o.Vals["message"]
+	e.message = o.Val("message")
 	if ie, ok := o.Get("initial_events"); ok {
 		e.hasEvs = true
 		add := func(l any) {
 			for _, x := range l.([]any) {
 				xo := x.(*Object)
-				evt := Event{Type: xo.Vals["type"].(string), Field: xo.Vals["field"].(string), Value: xo.Vals["value"]}
-				if s, ok := xo.Vals["text"].(string); ok {
+				evt := Event{Type: xo.Val("type").(string), Field: xo.Val("field").(string), Value: xo.Val("value")}
+				if s, ok := xo.Val("text").(string); ok {
 					evt.Text = s
 				}
-				if d, ok := xo.Vals["dirty"].(bool); ok {
+				if d, ok := xo.Val("dirty").(bool); ok {
 					evt.Dirty = d
 				}
 				e.events = append(e.events, evt)
 			}
 		}
 		add(ie)
-		for _, c := range o.Vals["chunk_events"].([]any) {
+		for _, c := range o.Val("chunk_events").([]any) {
 			add(c)
 		}
-		add(o.Vals["final_events"])
+		add(o.Val("final_events"))
 	}
 	return e
 }
@@ -164,7 +164,7 @@ func equalValues(a, b any) bool {
 		}
 		for _, k := range a.Keys {
 			bv, ok := bo.Get(k)
-			if !ok || !equalValues(a.Vals[k], bv) {
+			if !ok || !equalValues(a.Val(k), bv) {
 				return false
 			}
 		}
@@ -227,7 +227,7 @@ func canonical(v any) string {
 		}
 		var parts []string
 		for _, k := range keys {
-			parts = append(parts, fmt.Sprintf("%q:%s", k, canonical(v.Vals[k])))
+			parts = append(parts, fmt.Sprintf("%q:%s", k, canonical(v.Val(k))))
 		}
 		return "{" + strings.Join(parts, ",") + "}"
 	case []any:
