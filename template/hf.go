@@ -127,7 +127,37 @@ func findHF(dir string) (*Source, error) {
 		return nil, err
 	}
 	s.SpecialTokens, s.Notes = hfSpecialTokens(cfg, stm)
+	s.setResponseTemplate(cfgPath, cfg)
+	if s.ResponseTemplate == nil {
+		s.setResponseTemplate(filepath.Join(dir, hfTemplateJSON), tj)
+	} else if other, ok := tj[hfResponseField]; ok && !jsonEqual(other, s.ResponseTemplate) {
+		s.Notes = append(s.Notes, fmt.Sprintf("%s and %s hold different %q; using %s's", hfTokenizerCfg, hfTemplateJSON, hfResponseField, hfTokenizerCfg))
+	}
 	return s, nil
+}
+
+// hfResponseField is where transformers saves a tokenizer's response template.
+const hfResponseField = "response_template"
+
+// setResponseTemplate takes obj's response_template field, when it holds
+// anything but null.
+func (s *Source) setResponseTemplate(path string, obj map[string]json.RawMessage) {
+	raw, ok := obj[hfResponseField]
+	if !ok || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return
+	}
+	s.ResponseTemplate = []byte(raw)
+	s.ResponseTemplateFrom = Location{Path: path, Field: hfResponseField}
+}
+
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return bytes.Equal(a, b)
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return bytes.Equal(xa, ya)
 }
 
 // readJSONObject reads a JSON object file; a missing file gives a nil map.
@@ -151,6 +181,7 @@ func findHFConfig(path string) (*Source, error) {
 		used[i].Used = true
 	}
 	s := &Source{Kind: KindHF, Templates: used, Copies: used}
+	s.setResponseTemplate(path, obj)
 	if filepath.Base(path) == hfTokenizerCfg {
 		stm, err := readJSONObject(filepath.Join(filepath.Dir(path), hfSpecialTokMap))
 		if err != nil {

@@ -132,6 +132,12 @@ type Source struct {
 	Conflicts []Conflict
 	// Notes are other things worth telling (tokens that could not be resolved, ...).
 	Notes []string
+	// ResponseTemplate is the model's response_template (transformers'
+	// declarative parser of its output; format/response reads it), as raw
+	// JSON, from tokenizer_config.json or else chat_template.json; nil when the
+	// model carries none. ResponseTemplateFrom says where it was found.
+	ResponseTemplate     []byte
+	ResponseTemplateFrom Location
 	// ModelName and Architecture are GGUF's general.name and general.architecture.
 	ModelName    string
 	Architecture string

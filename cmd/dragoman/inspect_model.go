@@ -8,6 +8,7 @@ import (
 	"github.com/dragoman-dev/dragoman/backend"
 	"github.com/dragoman-dev/dragoman/chat"
 	"github.com/dragoman-dev/dragoman/format"
+	"github.com/dragoman-dev/dragoman/format/response"
 	"github.com/dragoman-dev/dragoman/gateway"
 	"github.com/dragoman-dev/dragoman/jinja"
 	"github.com/dragoman-dev/dragoman/template"
@@ -33,6 +34,34 @@ type modelReport struct {
 	// for "required".
 	Constraint    map[string]runtimeConstraint `json:"constraint"`
 	SpecialTokens map[string]any               `json:"special_tokens"`
+	// ResponseTemplate is the model's own response_template, when it ships
+	// one (format/response); not yet the gateway's parser.
+	ResponseTemplate *responseTemplateReport `json:"response_template,omitempty"`
+}
+
+type responseTemplateReport struct {
+	Location string   `json:"location"`
+	Fields   []string `json:"fields,omitempty"`
+	Error    string   `json:"error,omitempty"`
+	Notes    []string `json:"notes,omitempty"`
+}
+
+// responseTemplateOf loads the model's response template, if any.
+func responseTemplateOf(src *template.Source) *responseTemplateReport {
+	if src.ResponseTemplate == nil {
+		return nil
+	}
+	r := &responseTemplateReport{Location: src.ResponseTemplateFrom.String()}
+	tpl, err := response.Load(src.ResponseTemplate)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	for _, f := range tpl.Fields() {
+		r.Fields = append(r.Fields, f.Name)
+	}
+	r.Notes = tpl.Notes
+	return r
 }
 
 type modelCopy struct {
@@ -65,7 +94,7 @@ type runtimeConstraint struct {
 // inspectModel builds the report of a model folder, GGUF or template file.
 func inspectModel(src *template.Source, e *env) (*modelReport, error) {
 	rep := &modelReport{Model: src.Path, Kind: string(src.Kind), Name: src.ModelName, Architecture: src.Architecture,
-		Conflicts: []string{}, Notes: src.Notes, SpecialTokens: src.SpecialTokens}
+		Conflicts: []string{}, Notes: src.Notes, SpecialTokens: src.SpecialTokens, ResponseTemplate: responseTemplateOf(src)}
 	if rep.SpecialTokens == nil {
 		rep.SpecialTokens = map[string]any{}
 	}
