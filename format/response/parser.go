@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/dragoman-dev/dragoman/chat"
 	"github.com/dragoman-dev/dragoman/format"
@@ -74,6 +75,8 @@ type Parser struct {
 	zwPos    int
 	zwDelim  *delim
 	noEvents bool
+	buf      []byte  // the text, appended to in place (old views stay valid)
+	spare    []Event // the last Feed's events, reused by the next
 	cache    []searchCache // by delim.id
 }
 
@@ -93,7 +96,9 @@ type searchCache struct {
 func NewParser(t *Template, opts Options) (*Parser, []Event, error) {
 	p := newParser(t, opts)
 	p.step()
-	return p, p.take(), p.err
+	evs := p.take()
+	p.spare = nil // the initial events stay the caller's
+	return p, evs, p.err
 }
 
 func newParser(t *Template, opts Options) *Parser {
@@ -107,6 +112,7 @@ func newParser(t *Template, opts Options) *Parser {
 	prefix := cutPrefix(t.anchor, opts.Prefix)
 	p.genStart = len(prefix)
 	p.text = prefix
+	p.buf = []byte(prefix)
 	return p
 }
 
@@ -159,13 +165,18 @@ func (p *Parser) emit(e Event) {
 	}
 }
 
+// take hands out the events since the last call; the slice is reused.
 func (p *Parser) take() []Event {
 	e := p.events
-	p.events = nil
+	p.events = p.events[:0:0]
+	if cap(e) > 0 {
+		p.spare = e[:0]
+	}
 	return e
 }
 
-// Feed takes the next chunk and returns the events it completes.
+// Feed takes the next chunk and returns the events it completes. The
+// returned slice is valid until the next Feed or Finish.
 func (p *Parser) Feed(chunk string) ([]Event, error) {
 	if p.err != nil {
 		return nil, p.err
@@ -173,19 +184,27 @@ func (p *Parser) Feed(chunk string) ([]Event, error) {
 	if p.ended {
 		return nil, errors.New("response: Feed after Finish")
 	}
-	p.text += chunk
+	if p.spare != nil {
+		p.events, p.spare = p.spare, nil
+	}
+	p.buf = append(p.buf, chunk...)
+	p.text = unsafe.String(unsafe.SliceData(p.buf), len(p.buf))
 	p.step()
 	return p.take(), p.err
 }
 
 // Finish ends the output: pending delimiters are resolved, the current
-// region is closed, and the message is complete.
+// region is closed, and the message is complete. Its events reuse the last
+// Feed's slice.
 func (p *Parser) Finish() ([]Event, error) {
 	if p.err != nil {
 		return nil, p.err
 	}
 	if p.ended {
 		return nil, nil
+	}
+	if p.spare != nil {
+		p.events, p.spare = p.spare, nil
 	}
 	p.ended = true
 	p.step()
@@ -308,22 +327,21 @@ func (p *Parser) search(d *delim, avail int) (*candidate, int) {
 	return c, pending
 }
 
-// watched lists the delimiters the parser looks for where it is.
-func (p *Parser) watched(yield func(d *delim, f *Field, isOpen bool)) {
+// watchItem is a delimiter the parser looks for, with its field and role.
+type watchItem struct {
+	d      *delim
+	f      *Field
+	isOpen bool
+}
+
+// watched lists the delimiters the parser looks for where it is: inside an
+// explicit region only its close; outside, every opener and the implicit
+// field's close.
+func (p *Parser) watched() []watchItem {
 	if p.cur != nil {
-		if p.cur.close != nil {
-			yield(p.cur.close, p.cur, false)
-		}
-		return
+		return p.cur.closeWatch
 	}
-	for _, f := range p.t.fields {
-		if f.open != nil {
-			yield(f.open, f, true)
-		}
-	}
-	if im := p.t.implicit; im != nil && im.close != nil {
-		yield(im.close, im, false)
-	}
+	return p.t.outside
 }
 
 func partialRuneTail(s string) int {
@@ -352,21 +370,21 @@ func (p *Parser) step() {
 		}
 		var best *candidate
 		block := -1
-		p.watched(func(d *delim, f *Field, isOpen bool) {
-			c, pending := p.find(d, avail)
-			if c != nil && c.end == c.start && c.start == p.zwPos && d == p.zwDelim {
-				return // a zero-width delimiter fires once per position
+		for _, w := range p.watched() {
+			c, pending := p.find(w.d, avail)
+			if c != nil && c.end == c.start && c.start == p.zwPos && w.d == p.zwDelim {
+				continue // a zero-width delimiter fires once per position
 			}
 			if pending >= 0 {
 				block = minAlive(block, pending)
 			}
 			if c != nil {
-				c.f, c.isOpen = f, isOpen
+				c.f, c.isOpen = w.f, w.isOpen
 				if better(c, best) {
 					best = c
 				}
 			}
-		})
+		}
 		if best != nil && (block < 0 || block > best.start) {
 			p.commit(best)
 			continue

@@ -23,6 +23,7 @@ type Template struct {
 	implicit *Field
 	anchor   *delim
 	ndelims  int
+	outside  []watchItem // what is watched outside every explicit region
 	// Notes are load-time diagnostics: places where the template's regular
 	// expressions are read in a way Python's regex module might not.
 	Notes []string
@@ -45,6 +46,7 @@ type Field struct {
 	tagErr      error
 	valueParser *valueParser
 	dirty       bool
+	closeWatch  []watchItem
 }
 
 type valueParser struct {
@@ -126,6 +128,17 @@ func FromValue(v any) (*Template, error) {
 		return nil, fmt.Errorf("At most one field may omit 'open'/'open_pattern' (that field becomes the implicit-open / leftover sink). Found: %s", strings.Join(implicit, ", "))
 	}
 	sort.Slice(t.fields, func(i, j int) bool { return t.fields[i].Name < t.fields[j].Name })
+	for _, f := range t.fields {
+		if f.open != nil {
+			t.outside = append(t.outside, watchItem{d: f.open, f: f, isOpen: true})
+		}
+		if f.close != nil {
+			f.closeWatch = []watchItem{{d: f.close, f: f}}
+		}
+	}
+	if im := t.implicit; im != nil && im.close != nil {
+		t.outside = append(t.outside, watchItem{d: im.close, f: im})
+	}
 	a, hasA := obj.Get("start_anchor")
 	ap, hasAP := obj.Get("start_anchor_pattern")
 	switch {

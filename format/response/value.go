@@ -341,6 +341,21 @@ func (p *jsonParser) number() (any, error) {
 
 func (p *jsonParser) str() (string, error) {
 	p.i++ // opening quote
+	// the common case: no escape, no control character — a view of the text
+	for j := p.i; j < len(p.s); j++ {
+		c := p.s[j]
+		if c == '"' {
+			s := p.s[p.i:j]
+			if utf8.ValidString(s) {
+				p.i = j + 1
+				return s, nil
+			}
+			break
+		}
+		if c == '\\' || c < 0x20 {
+			break
+		}
+	}
 	var b strings.Builder
 	for {
 		if p.i >= len(p.s) {
