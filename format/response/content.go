@@ -400,14 +400,40 @@ func (s *scope) set(k string, v any) {
 	s.vals = append(s.vals, v)
 }
 
-func applyTransform(tr any, sc *scope) (any, error) {
+// placeholder is a transform string that is exactly {name} or
+// {name.key...}, compiled when the template loads.
+type placeholder struct {
+	raw  string
+	path []string
+}
+
+// compileTransform replaces placeholder strings by placeholders.
+func compileTransform(tr any) any {
 	switch t := tr.(type) {
 	case string:
-		m := placeholderRe.FindStringSubmatch(t)
-		if m == nil {
-			return t, nil
+		if m := placeholderRe.FindStringSubmatch(t); m != nil {
+			return placeholder{raw: t, path: strings.Split(m[1], ".")}
 		}
-		path := strings.Split(m[1], ".")
+	case *Object:
+		out := NewObject()
+		for _, k := range t.Keys {
+			out.Set(k, compileTransform(t.Val(k)))
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = compileTransform(e)
+		}
+		return out
+	}
+	return tr
+}
+
+func applyTransform(tr any, sc *scope) (any, error) {
+	switch t := tr.(type) {
+	case placeholder:
+		path := t.path
 		v, ok := sc.get(path[0])
 		if !ok {
 			return nil, fmt.Errorf("transform placeholder '%s' is not defined. Available: ['%s']", t, strings.Join(sc.names, "', '"))
@@ -425,13 +451,20 @@ func applyTransform(tr any, sc *scope) (any, error) {
 		}
 		return v, nil
 	case *Object:
-		out := NewObject()
-		for _, k := range t.Keys {
-			v, err := applyTransform(t.Val(k), sc)
+		// the keys are shared with the template (full, so an append copies)
+		out := &Object{Keys: t.Keys[:len(t.Keys):len(t.Keys)], vals: make([]any, len(t.Keys))}
+		if t.index != nil {
+			out.index = make(map[string]int, len(t.Keys))
+			for i, k := range t.Keys {
+				out.index[k] = i
+			}
+		}
+		for i := range t.Keys {
+			v, err := applyTransform(t.vals[i], sc)
 			if err != nil {
 				return nil, err
 			}
-			out.Set(k, v)
+			out.vals[i] = v
 		}
 		return out, nil
 	case []any:

@@ -75,8 +75,8 @@ type Parser struct {
 	zwPos    int
 	zwDelim  *delim
 	noEvents bool
-	buf      []byte  // the text, appended to in place (old views stay valid)
-	spare    []Event // the last Feed's events, reused by the next
+	buf      []byte        // the text, appended to in place (old views stay valid)
+	spare    []Event       // the last Feed's events, reused by the next
 	cache    []searchCache // by delim.id
 }
 
@@ -278,36 +278,36 @@ func (p *Parser) find(d *delim, avail int) (*candidate, int) {
 		}
 		return nil, sc.pending
 	}
-	c, pending := p.search(d, avail)
-	*sc = searchCache{valid: true, textLen: len(p.text), from: p.pos, ended: p.ended, pending: pending}
-	if c != nil {
-		sc.found, sc.c = true, *c
-		return &sc.c, pending
+	*sc = searchCache{valid: true, textLen: len(p.text), from: p.pos, ended: p.ended}
+	sc.found, sc.pending = p.search(d, avail, &sc.c)
+	if sc.found {
+		return &sc.c, sc.pending
 	}
-	return nil, pending
+	return nil, sc.pending
 }
 
-func (p *Parser) search(d *delim, avail int) (*candidate, int) {
+func (p *Parser) search(d *delim, avail int, c *candidate) (bool, int) {
 	text := p.text
 	if d.rx != nil {
 		r := d.rx.search(text, p.pos, avail, p.ended)
 		pending := r.alive
 		if !r.matched {
-			return nil, pending
+			return false, pending
 		}
-		c := &candidate{d: d, start: r.caps[0], end: d.rx.consumedEnd(r.caps), full: r.caps[1]}
+		*c = candidate{d: d, start: r.caps[0], end: d.rx.consumedEnd(r.caps), full: r.caps[1]}
 		if !p.ended && c.full >= avail {
 			// a pattern ending where the text ends may still grow
 			pending = minAlive(pending, c.start)
 		}
 		c.groups = d.rx.groups(text, r.caps)
-		return c, pending
+		return true, pending
 	}
-	var c *candidate
+	found := false
 	for _, l := range d.lits {
-		if i := strings.Index(text[p.pos:], l); i >= 0 && (c == nil || p.pos+i < c.start) {
-			c = &candidate{d: d, start: p.pos + i, end: p.pos + i + len(l)}
+		if i := strings.Index(text[p.pos:], l); i >= 0 && (!found || p.pos+i < c.start) {
+			*c = candidate{d: d, start: p.pos + i, end: p.pos + i + len(l)}
 			c.full = c.end
+			found = true
 		}
 	}
 	pending := -1
@@ -324,7 +324,7 @@ func (p *Parser) search(d *delim, avail int) (*candidate, int) {
 			}
 		}
 	}
-	return c, pending
+	return found, pending
 }
 
 // watchItem is a delimiter the parser looks for, with its field and role.

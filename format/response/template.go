@@ -290,7 +290,7 @@ func (t *Template) loadField(name string, v any) (*Field, error) {
 		if err := checkTransform(name, tr); err != nil {
 			return nil, err
 		}
-		f.transform = tr
+		f.transform = compileTransform(tr)
 	} else if f.transformEach {
 		return nil, fmt.Errorf("Field '%s': 'transform_each' requires 'transform'", name)
 	}

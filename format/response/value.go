@@ -81,6 +81,9 @@ func (o *Object) Set(key string, v any) {
 		o.vals[i] = v
 		return
 	}
+	if o.Keys == nil {
+		o.Keys, o.vals = make([]string, 0, 4), make([]any, 0, 4)
+	}
 	o.Keys = append(o.Keys, key)
 	o.vals = append(o.vals, v)
 	if o.index != nil {
@@ -107,7 +110,8 @@ func (o *Object) Val(key string) any {
 	return v
 }
 
-// Delete removes key.
+// Delete removes key. It never writes into the old arrays: a transform's
+// output shares its keys with the template.
 func (o *Object) Delete(key string) {
 	i := o.find(key)
 	if i < 0 {
