@@ -73,7 +73,7 @@ type Parser struct {
 	kept     []string
 	err      error
 	zwPos    int
-	zwDelim  *delim
+	zwFired  []*delim // zero-width delimiters committed at zwPos
 	noEvents bool
 	buf      []byte        // the text, appended to in place (old views stay valid)
 	spare    []Event       // the last Feed's events, reused by the next
@@ -372,7 +372,7 @@ func (p *Parser) step() {
 		block := -1
 		for _, w := range p.watched() {
 			c, pending := p.find(w.d, avail)
-			if c != nil && c.end == c.start && c.start == p.zwPos && w.d == p.zwDelim {
+			if c != nil && c.end == c.start && c.start == p.zwPos && p.firedHere(w.d) {
 				continue // a zero-width delimiter fires once per position
 			}
 			if pending >= 0 {
@@ -406,7 +406,10 @@ func (p *Parser) step() {
 func (p *Parser) commit(c *candidate) {
 	p.appendText(c.start)
 	if c.end == c.start {
-		p.zwPos, p.zwDelim = c.start, c.d
+		if c.start != p.zwPos {
+			p.zwPos, p.zwFired = c.start, p.zwFired[:0]
+		}
+		p.zwFired = append(p.zwFired, c.d)
 	}
 	if c.isOpen {
 		p.closeRegion(c.start, c.start)
@@ -423,6 +426,15 @@ func (p *Parser) commit(c *candidate) {
 	}
 	p.pos = c.end
 	p.sinkStart = p.pos
+}
+
+func (p *Parser) firedHere(d *delim) bool {
+	for _, f := range p.zwFired {
+		if f == d {
+			return true
+		}
+	}
+	return false
 }
 
 // appendText gives text[pos:upto] to the current region.

@@ -374,3 +374,13 @@ func TestReferenceStreamingCaveats(t *testing.T) {
 		}
 	}
 }
+
+// Zero-width delimiters that hand over to each other at one position still
+// end: each fires once there.
+func TestZeroWidthTerminates(t *testing.T) {
+	tpl := mustLoad(t, `{"start_anchor": "a", "fields": {"content": {}, "z": {"open_pattern": "(?=x)", "close_pattern": "(?=x)"}}}`)
+	got, _ := parseAll(t, tpl, "abxcd", Options{Reference: true})
+	if got != `{"content":"xcd"}` {
+		t.Errorf("got %s", got)
+	}
+}
