@@ -183,6 +183,9 @@ func floatNumber(f float64) Number {
 	}
 	b, _ := json.Marshal(f)
 	lit := string(b)
+	if !strings.ContainsAny(lit, ".eE") {
+		lit += ".0" // a float stays a float in the JSON written, as Python's json.dumps
+	}
 	return Number{Lit: lit, Float: true}
 }
 

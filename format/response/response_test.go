@@ -384,3 +384,55 @@ func TestZeroWidthTerminates(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 }
+
+// The content parsers' Python rules and options.
+func TestContentParsers(t *testing.T) {
+	one := func(field, text string) (string, error) {
+		tpl := mustLoad(t, `{"start_anchor": "a", "fields": {"v": `+field+`}}`)
+		msg, _, err := Parse(tpl, "<v>"+text+"</v>", Options{Reference: true})
+		if err != nil {
+			return "", err
+		}
+		return canonical(msg.Val("v")), nil
+	}
+	ok := []struct{ field, text, want string }{
+		{`{"open": "<v>", "close": "</v>", "content": "int"}`, " -1_000 ", "-1000"},
+		{`{"open": "<v>", "close": "</v>", "content": "int"}`, "123456789012345678901234567890", "123456789012345678901234567890"},
+		{`{"open": "<v>", "close": "</v>", "content": "float"}`, "1e3", "1000"},
+		{`{"open": "<v>", "close": "</v>", "content": "bool"}`, " TRUE ", "true"},
+		{`{"open": "<v>", "close": "</v>", "content": "bool"}`, "yes", "false"},
+		{`{"open": "<v>", "close": "</v>", "content": "text", "content_args": {"strip": false}}`, " a ", `" a "`},
+		{`{"open": "<v>", "close": "</v>", "content": "json"}`, ` {"a": 1, "a": 2, "b": 1.0} `, `{"a":2,"b":1}`},
+		{`{"open": "<v>", "close": "</v>", "content": "json", "content_args": {"allow_non_json": true}}`, " Paris ", `"Paris"`},
+		{`{"open": "<v>", "close": "</v>", "content": "json", "content_args": {"unquoted_keys": true, "string_delims": [["<q>", "</q>"]]}}`,
+			`{city:<q>a{b:c}</q>,n:1}`, `{"city":"a{b:c}","n":1}`},
+		{`{"open": "<v>", "close": "</v>", "content": "kv-lines", "content_args": {"line_sep": ";", "kv_sep": "=", "value_parser": {"name": "int"}}}`,
+			"a = 1; junk ;b=2;a=3", `{"a":3,"b":2}`},
+		{`{"open": "<v>", "close": "</v>", "content": "xml-inline", "content_args": {"tag_pattern": "<(?P<key>\\w+)>(?P<value>[^<]*)</\\w+>", "strict": true}}`,
+			" <a>1</a> <b>2</b> ", `{"a":"1","b":"2"}`},
+	}
+	for _, c := range ok {
+		got, err := one(c.field, c.text)
+		if err != nil || got != c.want {
+			t.Errorf("%s on %q: %s %v, want %s", c.field, c.text, got, err, c.want)
+		}
+	}
+	bad := []struct{ field, text string }{
+		{`{"open": "<v>", "close": "</v>", "content": "int"}`, "1__0"},
+		{`{"open": "<v>", "close": "</v>", "content": "int"}`, "1.0"},
+		{`{"open": "<v>", "close": "</v>", "content": "float"}`, "0x10"},
+		{`{"open": "<v>", "close": "</v>", "content": "json"}`, `{"a": 1} x`},
+		{`{"open": "<v>", "close": "</v>", "content": "json"}`, ``},
+		{`{"open": "<v>", "close": "</v>", "content": "json", "content_args": {"string_delims": [["'", "'"]]}}`, "'\x01'"},
+		{`{"open": "<v>", "close": "</v>", "content": "xml-inline", "content_args": {"tag_pattern": "<(?P<key>\\w+)>(?P<value>[^<]*)</\\w+>", "strict": true}}`, "<a>1</a> stray"},
+		{`{"open": "<v>", "close": "</v>", "content": "xml-inline"}`, "<a>1</a>"},
+	}
+	if n, _ := pyFloat("2"); encodeValue(n) != "2.0" {
+		t.Errorf("float 2 written as %s, want 2.0", encodeValue(n))
+	}
+	for _, c := range bad {
+		if got, err := one(c.field, c.text); err == nil {
+			t.Errorf("%s on %q: %s, want an error", c.field, c.text, got)
+		}
+	}
+}
