@@ -401,6 +401,7 @@ func TestContentParsers(t *testing.T) {
 		{`{"open": "<v>", "close": "</v>", "content": "float"}`, "1e3", "1000"},
 		{`{"open": "<v>", "close": "</v>", "content": "bool"}`, " TRUE ", "true"},
 		{`{"open": "<v>", "close": "</v>", "content": "bool"}`, "yes", "false"},
+		{`{"open": "<v>", "close": "</v>", "content": "bool"}`, "1", "true"},
 		{`{"open": "<v>", "close": "</v>", "content": "text", "content_args": {"strip": false}}`, " a ", `" a "`},
 		{`{"open": "<v>", "close": "</v>", "content": "json"}`, ` {"a": 1, "a": 2, "b": 1.0} `, `{"a":2,"b":1}`},
 		{`{"open": "<v>", "close": "</v>", "content": "json", "content_args": {"allow_non_json": true}}`, " Paris ", `"Paris"`},
@@ -425,6 +426,7 @@ func TestContentParsers(t *testing.T) {
 		{`{"open": "<v>", "close": "</v>", "content": "json"}`, ``},
 		{`{"open": "<v>", "close": "</v>", "content": "json", "content_args": {"string_delims": [["'", "'"]]}}`, "'\x01'"},
 		{`{"open": "<v>", "close": "</v>", "content": "xml-inline", "content_args": {"tag_pattern": "<(?P<key>\\w+)>(?P<value>[^<]*)</\\w+>", "strict": true}}`, "<a>1</a> stray"},
+		{`{"open": "<v>", "close": "</v>", "content": "xml-inline", "content_args": {"tag_pattern": "<(?P<key>\\w+)>(?P<value>[^<]*)</\\w+>", "strict": true}}`, "<a>1</a> stray <b>2</b>"},
 		{`{"open": "<v>", "close": "</v>", "content": "xml-inline"}`, "<a>1</a>"},
 	}
 	if n, _ := pyFloat("2"); encodeValue(n) != "2.0" {
