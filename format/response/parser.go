@@ -67,7 +67,7 @@ type Parser struct {
 	sinkStart int // start of null-sink text not yet kept
 
 	msg      *Object
-	produced map[string]bool
+	produced []bool // by Field.index
 	events   []Event
 	diags    []format.Diagnostic
 	kept     []string
@@ -102,7 +102,7 @@ func NewParser(t *Template, opts Options) (*Parser, []Event, error) {
 }
 
 func newParser(t *Template, opts Options) *Parser {
-	p := &Parser{t: t, opts: opts, tools: toolSchemas(opts.Tools), msg: NewObject(), produced: map[string]bool{}, zwPos: -1}
+	p := &Parser{t: t, opts: opts, tools: toolSchemas(opts.Tools), msg: NewObject(), produced: make([]bool, len(t.fields)), zwPos: -1}
 	for _, k := range t.defaults.Keys {
 		p.msg.Set(k, t.defaults.Val(k))
 	}
@@ -539,18 +539,18 @@ func (p *Parser) store(f *Field, v any) error {
 		if !ok {
 			return fmt.Errorf("Field '%s': 'join' requires each match to parse to a string, got %s.", f.Name, typeName(v))
 		}
-		if os, isStr := old.(string); had && isStr && p.produced[f.Name] {
+		if os, isStr := old.(string); had && isStr && p.produced[f.index] {
 			s = os + *f.join + s
 		}
 		p.msg.Set(f.Name, s)
 	case f.repeats:
 		l, _ := old.([]any)
-		if !p.produced[f.Name] {
+		if !p.produced[f.index] {
 			l = nil
 		}
 		p.msg.Set(f.Name, append(l, v))
 	default:
-		if had && p.produced[f.Name] && !p.opts.Reference && !isEmpty(old) {
+		if had && p.produced[f.index] && !p.opts.Reference && !isEmpty(old) {
 			os, oldStr := old.(string)
 			ns, newStr := v.(string)
 			switch {
@@ -565,7 +565,7 @@ func (p *Parser) store(f *Field, v any) error {
 		}
 		p.msg.Set(f.Name, v)
 	}
-	p.produced[f.Name] = true
+	p.produced[f.index] = true
 	return nil
 }
 
@@ -612,7 +612,7 @@ func isEmpty(v any) bool {
 func (p *Parser) finalize() {
 	var missing []string
 	for _, f := range p.t.fields {
-		if !f.optional && !p.produced[f.Name] {
+		if !f.optional && !p.produced[f.index] {
 			missing = append(missing, f.Name)
 		}
 	}

@@ -32,6 +32,7 @@ type Template struct {
 // Field is one output key of a template.
 type Field struct {
 	Name          string
+	index         int // in Template.fields
 	open, close   *delim
 	parser        string
 	args          *Object
@@ -128,6 +129,9 @@ func FromValue(v any) (*Template, error) {
 		return nil, fmt.Errorf("At most one field may omit 'open'/'open_pattern' (that field becomes the implicit-open / leftover sink). Found: %s", strings.Join(implicit, ", "))
 	}
 	sort.Slice(t.fields, func(i, j int) bool { return t.fields[i].Name < t.fields[j].Name })
+	for i, f := range t.fields {
+		f.index = i
+	}
 	for _, f := range t.fields {
 		if f.open != nil {
 			t.outside = append(t.outside, watchItem{d: f.open, f: f, isOpen: true})
