@@ -172,6 +172,10 @@ type Timings struct {
 	// GeneratedTokens were generated in GenerateMS milliseconds.
 	GeneratedTokens int
 	GenerateMS      float64
+	// Slot is the runtime's slot (one of its cached conversations) that
+	// served the request, counted from 0; nil where it does not say (the
+	// embedded engine does; CachedTokens came from it).
+	Slot *int
 }
 
 // Stream yields an answer's chunks. Next returns io.EOF after the last chunk;

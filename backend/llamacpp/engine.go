@@ -30,16 +30,12 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/dragoman-dev/dragoman/backend"
 	"github.com/dragoman-dev/dragoman/chat"
 	"github.com/dragoman-dev/dragoman/template"
 )
-
-// DefaultContext is the context size when Options.ContextSize is 0.
-const DefaultContext = 4096
 
 // Options configure New.
 type Options struct {
@@ -52,11 +48,15 @@ type Options struct {
 	// Names, keyed by a Models path, is the name a model is served under
 	// when its file's name says nothing (an Ollama blob is sha256-…).
 	Names map[string]string
-	// ContextSize is each model's context in tokens. 0 is DefaultContext,
-	// or what the model was trained for where that is less; a size above
-	// what a model was trained for is an error (llama.cpp would only cap it,
-	// and a request then meets the smaller context).
+	// ContextSize is each model's context in tokens. 0 sizes it (size.go):
+	// what the model was trained for, or as many tokens as KVBudget holds
+	// where that is less. A size above what a model was trained for is an
+	// error (llama.cpp would only cap it, and a request then meets the
+	// smaller context).
 	ContextSize int
+	// KVBudget bounds each model's KV cache, in bytes, when ContextSize is
+	// 0; 0 is DefaultKVBudget (a quarter of the machine's memory).
+	KVBudget int64
 	// Threads for generation and prompt processing; 0 means half the
 	// CPUs, at least one (llama.cpp's threads spin while they wait for each
 	// other, so more threads than free cores is much slower: docs/PERFORMANCE.md).
@@ -73,20 +73,68 @@ type Options struct {
 	// requests decoded (cache.go). Reuse changes the logits in their last
 	// bits, so seeded sampling is reproducible only without it.
 	NoPromptReuse bool
+	// FlashAttention is "auto" (llama.cpp's default, also ""), "on" or
+	// "off".
+	FlashAttention string
+	// CacheType is the KV cache's type: "f16" (llama.cpp's default, also
+	// "") or "q8_0" (about half the memory a token; its V cache needs flash
+	// attention, which "auto" then turns on).
+	CacheType string
+	// Batch is llama.cpp's n_batch, the most tokens one llama_decode takes
+	// (0: llama.cpp's 2048), and Ubatch its n_ubatch, the compute batch
+	// (0: llama.cpp's 512); n_batch at most the context.
+	Batch, Ubatch int
+	// Seed, when set, is the seed of every request that sets none (without
+	// it such requests draw a random one): an agent's session over the
+	// engine then repeats. Batching and prompt reuse can still change a
+	// seeded answer (docs/DECISIONS.md).
+	Seed *int64
 }
+
+// flashAttnTypes are FlashAttention's values as llama.cpp's enum
+// llama_flash_attn_type.
+var flashAttnTypes = map[string]int32{"": -1, "auto": -1, "off": 0, "on": 1}
 
 // Engine is the embedded runtime: the models given to New, loaded.
 type Engine struct {
 	models []*model
 	byID   map[string]*model
-	// threads and slots are each model's, defaults filled in.
+	// threads and slots are each model's, defaults filled in;
+	// threadsWhy says where threads came from.
 	threads, slots int
+	threadsWhy     string
 }
 
 // Threads is how many threads each model decodes with, and Slots how many
 // conversations each keeps cached (the defaults filled in).
 func (e *Engine) Threads() int { return e.threads }
 func (e *Engine) Slots() int   { return e.slots }
+
+// ThreadsWhy says where Threads came from ("-threads", "the physical
+// cores", …).
+func (e *Engine) ThreadsWhy() string { return e.threadsWhy }
+
+// Sizing is how a model's context was made: its size and why, what a
+// token's KV cache costs, and the llama.cpp parameters in use.
+type Sizing struct {
+	ID         string
+	Context    int
+	KVPerToken int64 // bytes; 0 when the header did not say
+	ContextWhy string
+	Batch      int
+	Ubatch     int
+	FlashAttn  string
+	CacheType  string
+}
+
+// Sizings are the loaded models' sizes, in the order given.
+func (e *Engine) Sizings() []Sizing {
+	out := make([]Sizing, len(e.models))
+	for i, m := range e.models {
+		out[i] = m.sizing
+	}
+	return out
+}
 
 var _ backend.Backend = (*Engine)(nil)
 
@@ -108,14 +156,29 @@ func New(opts Options) (*Engine, error) {
 	if opts.Slots == 0 {
 		opts.Slots = DefaultSlots
 	}
-	explicit := opts.ContextSize != 0
-	if !explicit {
-		opts.ContextSize = DefaultContext
+	if opts.KVBudget < 0 || opts.Batch < 0 || opts.Ubatch < 0 {
+		return nil, errors.New("the KV budget and the batch sizes must not be negative")
 	}
+	if _, ok := flashAttnTypes[opts.FlashAttention]; !ok {
+		return nil, fmt.Errorf("flash attention %q: want auto, on or off", opts.FlashAttention)
+	}
+	if opts.CacheType == "" {
+		opts.CacheType = "f16"
+	}
+	if _, ok := cacheTypes[opts.CacheType]; !ok {
+		return nil, fmt.Errorf("KV cache type %q: want f16 or q8_0", opts.CacheType)
+	}
+	if opts.CacheType != "f16" && opts.FlashAttention == "off" {
+		return nil, fmt.Errorf("a %s KV cache needs flash attention (llama.cpp quantizes the V cache only with it): leave flash attention on auto or on", opts.CacheType)
+	}
+	if opts.KVBudget == 0 {
+		opts.KVBudget = DefaultKVBudget()
+	}
+	threadsWhy := "-threads"
 	if opts.Threads == 0 {
-		opts.Threads = max(1, runtime.NumCPU()/2)
+		opts.Threads, threadsWhy = defaultThreads()
 	}
-	e := &Engine{byID: map[string]*model{}, threads: opts.Threads, slots: opts.Slots}
+	e := &Engine{byID: map[string]*model{}, threads: opts.Threads, slots: opts.Slots, threadsWhy: threadsWhy}
 	for _, p := range opts.Models {
 		id := ModelID(p)
 		if n := opts.Names[p]; n != "" {
@@ -131,14 +194,14 @@ func New(opts Options) (*Engine, error) {
 		if err != nil {
 			return nil, fmt.Errorf("model %s: %w", p, err)
 		}
-		e.byID[id] = &model{id: id, path: p, meta: g, noReuse: opts.NoPromptReuse}
+		e.byID[id] = &model{id: id, path: p, meta: g, noReuse: opts.NoPromptReuse, seed: opts.Seed}
 		e.models = append(e.models, e.byID[id])
 	}
 	if err := Load(opts.LibDir); err != nil {
 		return nil, err
 	}
 	for _, m := range e.models {
-		if err := m.load(opts.ContextSize, opts.Threads, opts.Slots, explicit); err != nil {
+		if err := m.load(opts); err != nil {
 			e.Close()
 			return nil, err
 		}

@@ -23,6 +23,7 @@ type model struct {
 	lctx   llamaContext
 	vocab  llamaVocab
 	nCtx   int
+	train  int // the context the model was trained for; 0 when unknown
 	nBatch int
 	nVocab int32
 	bos    string
@@ -45,11 +46,17 @@ type model struct {
 	canCopy bool
 	// noReuse makes every request start from an empty cache
 	// (Options.NoPromptReuse).
-	noReuse  bool
+	noReuse bool
+	// seed is the seed of requests that set none (Options.Seed); nil: a
+	// random one.
+	seed *int64
+	// sizing is how the context was made (Engine.Sizings).
+	sizing   Sizing
 	freeOnce sync.Once
 }
 
-func (m *model) load(ctxSize, threads, slots int, explicit bool) error {
+func (m *model) load(opts Options) error {
+	slots := opts.Slots
 	takeProblems()
 	mp := llamaModelDefaultParams()
 	mp.nGPULayers = 0 // the npm package's libraries are CPU-only
@@ -57,25 +64,46 @@ func (m *model) load(ctxSize, threads, slots int, explicit bool) error {
 	if m.m == 0 {
 		return fmt.Errorf("model %s: llama.cpp could not load it: %s", m.path, orUnknown(takeProblems()))
 	}
-	if train := int(llamaModelNCtxTrain(m.m)); train > 0 && ctxSize > train {
-		if explicit {
-			llamaModelFree(m.m)
-			m.m = 0
-			return fmt.Errorf("model %s was trained for a context of %d tokens: a context of %d is more than it can use (give -ctx %d or less)", m.path, train, ctxSize, train)
-		}
-		ctxSize = train
+	fail := func(err error) error {
+		llamaModelFree(m.m)
+		m.m = 0
+		return err
+	}
+	ctxSize, why := opts.ContextSize, "-ctx"
+	perToken, perErr := kvBytesPerToken(m.meta, opts.CacheType)
+	train := int(llamaModelNCtxTrain(m.m))
+	m.train = train
+	switch {
+	case train > 0 && ctxSize > train:
+		return fail(fmt.Errorf("model %s was trained for a context of %d tokens: a context of %d is more than it can use (give -ctx %d or less)", m.path, train, ctxSize, train))
+	case ctxSize == 0 && train <= 0:
+		ctxSize, why = DefaultContext, "the model does not say what it was trained for"
+	case ctxSize == 0 && perErr != nil:
+		ctxSize, why = min(train, DefaultContext), fmt.Sprintf("the KV cache's size is unknown (%v)", perErr)
+	case ctxSize == 0:
+		ctxSize, why = autoContext(train, perToken, opts.KVBudget)
+	}
+	if perErr != nil {
+		perToken = 0
 	}
 	cp := llamaContextDefaultParam()
 	cp.nCtx = uint32(ctxSize)
-	cp.nThreads, cp.nThreadsBatch = int32(threads), int32(threads)
+	cp.nThreads, cp.nThreadsBatch = int32(opts.Threads), int32(opts.Threads)
 	cp.noPerf = true
 	// One sequence per slot, all drawing on one pool of n_ctx cells.
 	cp.nSeqMax, cp.kvUnified = uint32(slots), true
+	cp.flashAttnType = flashAttnTypes[opts.FlashAttention]
+	ct := cacheTypes[opts.CacheType].ggml
+	cp.typeK, cp.typeV = ct, ct
+	if opts.Batch > 0 {
+		cp.nBatch = uint32(opts.Batch)
+	}
+	if opts.Ubatch > 0 {
+		cp.nUbatch = uint32(opts.Ubatch)
+	}
 	m.lctx = initFromModel(m.m, cp)
 	if m.lctx == 0 {
-		llamaModelFree(m.m)
-		m.m = 0
-		return fmt.Errorf("model %s: llama.cpp could not make a context of %d tokens with %d slots: %s", m.path, ctxSize, slots, orUnknown(takeProblems()))
+		return fail(fmt.Errorf("model %s: llama.cpp could not make a context of %d tokens with %d slots: %s", m.path, ctxSize, slots, orUnknown(takeProblems())))
 	}
 	m.vocab = llamaModelGetVocab(m.m)
 	m.nCtx = int(llamaNCtx(m.lctx))
@@ -89,6 +117,12 @@ func (m *model) load(ctxSize, threads, slots int, explicit bool) error {
 		return fmt.Errorf("model %s: llama.cpp made a context of %d sequences of %d tokens each, asked for %d sharing %d: "+
 			"its llama_context_params do not match the binding's (is this llama.cpp %s?)", m.path, nSeq, seq, slots, m.nCtx, LlamaVersion)
 	}
+	fa := opts.FlashAttention
+	if fa == "" {
+		fa = "auto"
+	}
+	m.sizing = Sizing{ID: m.id, Context: m.nCtx, KVPerToken: perToken, ContextWhy: why, Batch: m.nBatch, Ubatch: m.nUbatch,
+		FlashAttn: fa, CacheType: opts.CacheType}
 	m.canCopy = !llamaModelIsRecurrent(m.m) && !llamaModelIsHybrid(m.m)
 	m.batch = llamaBatchInit(int32(m.nBatch), 0, 1)
 	if m.batch.token == nil || m.batch.seqID == nil {
@@ -189,8 +223,8 @@ func (m *model) complete(ctx context.Context, req backend.CompleteRequest) (back
 	if len(tokens) == 0 {
 		return nil, badRequest("the prompt is empty")
 	}
-	if len(tokens) >= m.nCtx {
-		return nil, badRequest("the prompt is %d tokens and %s's context holds %d (leaving no room for an answer): shorten the conversation or the tools, or start the engine with a larger --ctx", len(tokens), m.id, m.nCtx)
+	if err := m.fits(len(tokens), req.MaxTokens); err != nil {
+		return nil, err
 	}
 	s := &seq{ctx: ctx, req: req, gbnf: gbnf, patterns: patterns, prompt: tokens, started: make(chan error, 1), out: make(chan event, streamBuffer),
 		maxTokens: req.MaxTokens, stops: nonEmpty(req.Stop), stopAt: -1}
@@ -210,6 +244,32 @@ func (m *model) complete(ctx context.Context, req backend.CompleteRequest) (back
 		return nil, ctx.Err() // the scheduler drops the sequence
 	}
 	return &stream{m: m, s: s, ctx: ctx, promptTokens: len(tokens)}, nil
+}
+
+// fits refuses, with a 400 that says what to set, a prompt of n tokens that
+// leaves no room for an answer in the context, or no room for maxTokens
+// where that is set. The second message starts as Anthropic's own does
+// ("input length and `max_tokens` exceed context limit: N + M > C"), which
+// clients such as Claude Code read to retry with a smaller max_tokens.
+func (m *model) fits(n, maxTokens int) error {
+	train := max(m.train, m.nCtx)
+	var larger string
+	switch {
+	case m.nCtx >= train:
+		larger = fmt.Sprintf("use a model with a larger context (%s was trained for %d)", m.id, train)
+	case m.sizing.ContextWhy != "-ctx":
+		larger = fmt.Sprintf("start the engine with a larger -ctx or -kv-budget (%s was trained for %d)", m.id, train)
+	default:
+		larger = fmt.Sprintf("start the engine with a larger -ctx (%s was trained for %d)", m.id, train)
+	}
+	if n >= m.nCtx {
+		return badRequest("the prompt is %d tokens and %s's context holds %d (leaving no room for an answer): shorten the conversation or the tools, or %s", n, m.id, m.nCtx, larger)
+	}
+	if maxTokens > 0 && n+maxTokens > m.nCtx {
+		return badRequest("input length and `max_tokens` exceed context limit: %d + %d > %d, decrease input length or `max_tokens` and try again "+
+			"(%s's context holds %d tokens: set max_tokens to at most %d for this prompt, or %s)", n, maxTokens, m.nCtx, m.id, m.nCtx, m.nCtx-n, larger)
+	}
+	return nil
 }
 
 // requestGrammar is the GBNF the output must follow: Grammar as given, else
@@ -292,6 +352,8 @@ func (m *model) sampler(req backend.CompleteRequest, gbnf string, patterns []str
 	seed := uint32(randomSeed)
 	if req.Seed != nil {
 		seed = uint32(*req.Seed)
+	} else if m.seed != nil {
+		seed = uint32(*m.seed)
 	}
 	add(llamaSamplerInitDist(seed))
 	return s, nil

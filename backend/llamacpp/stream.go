@@ -131,12 +131,13 @@ func (s *seq) last(finish chat.FinishReason) backend.Chunk {
 		end = s.stopAt
 	}
 	n := len(s.prompt)
+	slot := int(s.slot.seq)
 	c := backend.Chunk{
 		Text:         string(s.text[s.sent:max(end, s.sent)]),
 		FinishReason: finish,
 		Usage:        &chat.Usage{PromptTokens: n, CompletionTokens: s.tokens},
 		Timings: &backend.Timings{PromptTokens: n - s.cached, CachedTokens: s.cached,
-			PromptMS: ms(s.promptTime), GeneratedTokens: s.tokens, GenerateMS: ms(s.genTime)},
+			PromptMS: ms(s.promptTime), GeneratedTokens: s.tokens, GenerateMS: ms(s.genTime), Slot: &slot},
 		StopReported: true, // the engine knows what ended the answer
 	}
 	for _, stop := range s.stops { // the one stopIndex found: first in order at stopAt
