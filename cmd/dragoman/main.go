@@ -28,6 +28,7 @@ var commands = []command{
 	{"count", "a prompt's make-up in tokens: system prompt, each tool, each message, the template's scaffolding", runCount},
 	{"inspect", "show what would be sent to a runtime for a model and tools: format, constraint, request", runInspect},
 	{"diff", "send one request to two runtimes, models or modes and compare prompt, completion and parsed calls", runDiff},
+	{"bench", "ask two or more sides the same tool-call questions (BFCL, probes, a suite) and compare them with paired statistics", runBench},
 	{"models", "list the GGUF models on this machine (Ollama, LM Studio, Hugging Face and llama.cpp stores)", runModels},
 	{"engine", "engine install: fetch the embedded engine's llama.cpp libraries from npm, checked against a pinned hash", runEngine},
 	{"serve", "the gateway: OpenAI, Anthropic and Ollama APIs over the local runtimes and GGUF files", runServe},
