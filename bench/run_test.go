@@ -257,3 +257,32 @@ func TestParseSide(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRunBFCL runs all of BFCL (3,491 questions) on one relay side
+// over a fake instant runtime, 8 at a time, and summarizes: the benchmark's
+// own cost (docs/PERFORMANCE.md).
+func BenchmarkRunBFCL(b *testing.B) {
+	s := loadBFCL(b)
+	f := newFakeOllama(b)
+	side := mustSide(b, "ollama="+f.URL+"#fake@relay")
+	for b.Loop() {
+		dir := b.TempDir()
+		recs, err := Run(context.Background(), RunConfig{Sides: []Side{side}, Items: s.Items, Dir: dir, Concurrency: 8})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(recs) != len(s.Items) {
+			b.Fatalf("%d records", len(recs))
+		}
+		errs := 0
+		for _, r := range recs {
+			if r.Error != "" {
+				errs++
+			}
+		}
+		b.ReportMetric(float64(errs), "errors")
+		if err := WriteSummary(dir, Summarize(s.Items, []Side{side}, recs, 1)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
