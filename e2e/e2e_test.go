@@ -111,7 +111,9 @@ func startServe(t *testing.T, args, env []string, wait time.Duration) string {
 func launchServe(t *testing.T, args, env []string) <-chan string {
 	t.Helper()
 	cmd := exec.Command(dragomanBinary(t), args...)
-	cmd.Env = append(os.Environ(), env...)
+	// A trace store of the test's own: serve keeps every trace in a file
+	// under $XDG_STATE_HOME, and a test reads the traces of its requests.
+	cmd.Env = append(append(os.Environ(), "XDG_STATE_HOME="+t.TempDir()), env...)
 	cmd.SysProcAttr = llamaSysProcAttr()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

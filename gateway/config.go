@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/dragoman-dev/dragoman/trace"
 )
 
 // Config is the gateway's whole configuration. The zero value is usable:
@@ -34,8 +36,12 @@ type Config struct {
 	NoDiscover bool `json:"no_discover,omitempty"`
 	// Aliases map a client-facing model name to an upstream model name.
 	Aliases map[string]string `json:"aliases,omitempty"`
-	// TraceSize is how many recent requests keep their trace; default 256.
+	// TraceSize is how many recent requests keep their trace in memory;
+	// default 256. With a trace store (Traces.DB) these are the ones it has
+	// not written yet, or all it keeps once it cannot write.
 	TraceSize int `json:"trace_size,omitempty"`
+	// Traces is where the traces are kept beyond the last TraceSize.
+	Traces Traces `json:"traces,omitzero"`
 	// ModelsTTL is how long the runtimes found and their model lists are
 	// trusted; default 10s. Older ones are still served while they are
 	// refreshed in the background.
@@ -95,6 +101,33 @@ type Limits struct {
 	RequestHeaderTimeout Duration `json:"request_header_timeout,omitempty"`
 	RequestTimeout       Duration `json:"request_timeout,omitempty"`
 	ClientIdleTimeout    Duration `json:"client_idle_timeout,omitempty"`
+}
+
+// Traces configures the trace store: an SQLite file that keeps every
+// request's trace across restarts, within the retention limits (the oldest
+// go first), written in the background. Zero fields take the defaults.
+type Traces struct {
+	// DB is the store's file; empty keeps the traces in memory only (the
+	// last TraceSize). dragoman serve's default is
+	// $XDG_STATE_HOME/dragoman/traces.db, else
+	// ~/.local/state/dragoman/traces.db (its -trace-db sets it). Relative
+	// to the config file's folder.
+	DB string `json:"db,omitempty"`
+	// Memory keeps the traces in memory only, whatever DB says
+	// (dragoman serve -no-store).
+	Memory bool `json:"memory,omitempty"`
+	// MaxCount is how many traces the file keeps; default 100000, -1 no
+	// limit.
+	MaxCount int `json:"max_count,omitempty"`
+	// MaxAge is how long it keeps one; default 720h (30 days), -1s none.
+	MaxAge Duration `json:"max_age,omitempty"`
+	// MaxBytes bounds the traces' stored size (their JSON); default 256
+	// MiB, -1 none.
+	MaxBytes int64 `json:"max_bytes,omitempty"`
+	// Queue is how many traces may wait to be written; default 1024. A
+	// trace that finds it full is not written (counted, with a warning);
+	// no request ever waits for the disk.
+	Queue int `json:"queue,omitempty"`
 }
 
 // ResponsesStore bounds the Responses API's store (in memory only). An
@@ -198,6 +231,9 @@ func LoadConfig(path string) (Config, error) {
 	if c.Engine.LlamaLib != "" {
 		c.Engine.LlamaLib = beside(dir, c.Engine.LlamaLib)
 	}
+	if c.Traces.DB != "" {
+		c.Traces.DB = beside(dir, c.Traces.DB)
+	}
 	return c, nil
 }
 
@@ -249,6 +285,18 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Limits.MaxTraceBytes == 0 {
 		c.Limits.MaxTraceBytes = 8 << 20
+	}
+	if c.Traces.MaxCount == 0 {
+		c.Traces.MaxCount = trace.DefaultMaxCount
+	}
+	if c.Traces.MaxAge == 0 {
+		c.Traces.MaxAge = Duration(trace.DefaultMaxAge)
+	}
+	if c.Traces.MaxBytes == 0 {
+		c.Traces.MaxBytes = trace.DefaultMaxBytes
+	}
+	if c.Traces.Queue == 0 {
+		c.Traces.Queue = 1024
 	}
 	if c.Responses.Max == 0 {
 		c.Responses.Max = 256

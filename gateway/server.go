@@ -53,7 +53,7 @@ type Server struct {
 	cfg      Config
 	hooks    Hooks
 	mux      *http.ServeMux
-	traces   *trace.Store
+	traces   trace.Store // tracestore.go
 	compiled template.Compiled
 	metrics  *metrics
 	// responses keeps recent Responses API answers (previous_response_id).
@@ -83,7 +83,7 @@ type Server struct {
 // connected and runtimes discovered when the first request needs them.
 func New(cfg Config, hooks Hooks) (*Server, error) {
 	cfg = cfg.withDefaults()
-	s := &Server{cfg: cfg, hooks: hooks, traces: trace.NewStore(cfg.TraceSize), metrics: newMetrics(),
+	s := &Server{cfg: cfg, hooks: hooks, metrics: newMetrics(),
 		responses: newResponseStore(cfg.Responses.Max, time.Duration(cfg.Responses.MaxAge))}
 	s.life, s.stop = context.WithCancel(context.Background())
 	now, err := template.NowFunc(cfg.Now)
@@ -119,6 +119,7 @@ func New(cfg Config, hooks Hooks) (*Server, error) {
 			return backend.Discover(ctx, s.client)
 		}
 	}
+	s.traces = openTraceStore(cfg, hooks.Log)
 	s.routes()
 	return s, nil
 }
@@ -127,8 +128,10 @@ func New(cfg Config, hooks Hooks) (*Server, error) {
 func (s *Server) Config() Config { return s.cfg }
 
 // Close stops the server's background work (refreshing the runtimes found
-// and their model lists) and waits for it to end. Requests still answered
-// keep working with what is known; nothing is refreshed any more.
+// and their model lists) and waits for it to end, then writes the traces
+// still queued and closes their store. Requests still answered keep
+// working with what is known; nothing is refreshed any more, and their
+// traces are kept in memory only.
 func (s *Server) Close() error {
 	s.bgMu.Lock()
 	s.bgClosed = true
@@ -136,7 +139,7 @@ func (s *Server) Close() error {
 	s.stop()
 	s.bg.Wait()
 	s.client.CloseIdleConnections()
-	return nil
+	return s.traces.Close()
 }
 
 // background runs f in a goroutine that ends with the server: its context is
@@ -514,44 +517,6 @@ func (s *Server) handleModel(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeOpenAIError(w, http.StatusNotFound, "model_not_found", fmt.Sprintf("model %q not found", id), "model")
-}
-
-// traceSummary is one line of the trace index.
-type traceSummary struct {
-	ID           string    `json:"id"`
-	API          string    `json:"api"`
-	Model        string    `json:"model"`
-	Start        time.Time `json:"start"`
-	Status       int       `json:"status"`
-	Runtime      string    `json:"runtime,omitempty"`
-	Mode         string    `json:"mode,omitempty"`
-	Format       string    `json:"format,omitempty"`
-	Calls        int       `json:"calls"`
-	Diagnostics  int       `json:"diagnostics"`
-	FinishReason string    `json:"finish_reason,omitempty"`
-	Error        string    `json:"error,omitempty"`
-}
-
-// handleTraceIndex lists the recent requests, the most recent first
-// (GET /v1/dragoman/requests): what the /dragoman/ page shows, as JSON.
-func (s *Server) handleTraceIndex(w http.ResponseWriter, r *http.Request) {
-	out := []traceSummary{}
-	for _, rec := range s.traces.Recent(s.cfg.TraceSize) {
-		out = append(out, traceSummary{ID: rec.ID, API: rec.API, Model: rec.Model, Start: rec.Start, Status: rec.Status, Runtime: rec.Runtime,
-			Mode: rec.Mode, Format: rec.Format, Calls: len(rec.Calls), Diagnostics: len(rec.Diagnostics),
-			FinishReason: rec.FinishReason, Error: rec.Error})
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"requests": out})
-}
-
-// handleTrace returns one request's trace.
-func (s *Server) handleTrace(w http.ResponseWriter, r *http.Request) {
-	rec, ok := s.traces.Get(r.PathValue("id"))
-	if !ok {
-		writeOpenAIError(w, http.StatusNotFound, "not_found", "no trace for this request id (only the most recent requests are kept)", "id")
-		return
-	}
-	writeJSON(w, http.StatusOK, rec)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

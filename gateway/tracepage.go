@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/dragoman-dev/dragoman/makeup"
@@ -32,20 +33,48 @@ func (s *Server) handleTracePage(w http.ResponseWriter, r *http.Request) {
 	_ = tracePages.ExecuteTemplate(w, "request", newRequestPage(rec))
 }
 
-// handleTraceList serves GET /dragoman/: the most recent requests first.
+// handleTraceList serves GET /dragoman/: the most recent requests first,
+// from the store, 100 a page; the list's query parameters filter it
+// (traceQuery), and the page links to the next.
 func (s *Server) handleTraceList(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	recs := s.traces.Recent(100)
-	rows := make([]listRow, len(recs))
-	for i, rec := range recs {
-		rows[i] = listRow{Record: rec, StatusText: statusText(rec.Status), ShortError: shorten(rec.Error, 160)}
+	q, err := traceQuery(r.URL.Query(), time.Now())
+	var p trace.Page
+	if err == nil {
+		p, err = s.traces.List(q)
 	}
-	_ = tracePages.ExecuteTemplate(w, "list", rows)
+	if err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+	}
+	l := listPage{Problem: errorText(err), Filtered: len(r.URL.Query()) > 0}
+	for _, rec := range p.Records {
+		l.Rows = append(l.Rows, listRow{Summary: rec, StatusText: statusText(rec.Status), ShortError: shorten(rec.Error, 160)})
+	}
+	if p.Next != "" {
+		l.Older = "/dragoman/?" + pageQuery(r.URL.Query(), p.Next)
+	}
+	_ = tracePages.ExecuteTemplate(w, "list", l)
+}
+
+func errorText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// listPage is the list page: its rows, the link to the older ones, and
+// what was wrong with its query.
+type listPage struct {
+	Rows     []listRow
+	Older    string // the next page's address, when there is one
+	Problem  string
+	Filtered bool // the query filters or pages the list
 }
 
 // listRow is one request of the list page.
 type listRow struct {
-	trace.Record
+	trace.Summary
 	StatusText string
 	ShortError string // the error, its first 160 characters
 }
@@ -295,7 +324,7 @@ form.login{display:flex;gap:.5em;align-items:center}form.login input[type=passwo
 </style>{{end}}
 
 {{define "missing"}}<!doctype html><html><head><meta charset="utf-8"><title>No trace</title>{{template "style"}}</head>
-<body><h1>No trace for {{.}}</h1><p>Only the most recent requests are kept. <a href="/dragoman/">Recent requests</a></p></body></html>{{end}}
+<body><h1>No trace for {{.}}</h1><p>The store keeps the most recent requests only. <a href="/dragoman/">Recent requests</a></p></body></html>{{end}}
 
 {{define "login"}}<!doctype html><html><head><meta charset="utf-8"><title>Dragoman: key</title>{{template "style"}}</head>
 <body><h1>This gateway needs its key</h1>
@@ -308,9 +337,10 @@ form.login{display:flex;gap:.5em;align-items:center}form.login input[type=passwo
 
 {{define "list"}}<!doctype html><html><head><meta charset="utf-8"><title>Dragoman: recent requests</title>{{template "style"}}</head>
 <body><h1>Recent requests</h1>
-{{if .}}<table id="requests"><tr><th>request</th><th>started</th><th>status</th><th>model</th><th>runtime</th><th>mode</th><th>format</th><th>calls</th><th>diagnostics</th><th>finish</th><th>error</th></tr>
-{{range .}}<tr id="row-{{.ID}}" class="{{if ne .Status 200}}failed{{else if .Error}}warn{{end}}"><td><a href="/dragoman/requests/{{.ID}}">{{.ID}}</a></td><td>{{.Start.Format "15:04:05.000"}}</td><td class="status" title="{{.StatusText}}">{{.Status}}</td><td>{{.Model}}</td><td>{{.Runtime}}</td><td>{{.Mode}}</td><td>{{.Format}}</td><td>{{len .Calls}}</td><td>{{len .Diagnostics}}</td><td>{{.FinishReason}}</td><td class="err" title="{{.Error}}">{{.ShortError}}</td></tr>
-{{end}}</table>{{else}}<p class="muted">No requests yet.</p>{{end}}
+{{if .Problem}}<p id="list-error" class="err">{{.Problem}}</p>{{end}}{{if .Filtered}}<p><a href="/dragoman/">All recent requests</a></p>{{end}}
+{{if .Rows}}<table id="requests"><tr><th>request</th><th>started</th><th>status</th><th>model</th><th>runtime</th><th>mode</th><th>format</th><th>calls</th><th>diagnostics</th><th>finish</th><th>error</th></tr>
+{{range .Rows}}<tr id="row-{{.ID}}" class="{{if ne .Status 200}}failed{{else if .Error}}warn{{end}}"><td><a href="/dragoman/requests/{{.ID}}">{{.ID}}</a></td><td>{{.Start.Format "15:04:05.000"}}</td><td class="status" title="{{.StatusText}}">{{.Status}}</td><td>{{.Model}}</td><td>{{.Runtime}}</td><td>{{.Mode}}</td><td>{{.Format}}</td><td>{{.Calls}}</td><td>{{.Diagnostics}}</td><td>{{.FinishReason}}</td><td class="err" title="{{.Error}}">{{.ShortError}}</td></tr>
+{{end}}</table>{{if .Older}}<p><a id="older" href="{{.Older}}">Older requests</a></p>{{end}}{{else}}<p class="muted">{{if .Filtered}}No request matches.{{else}}No requests yet.{{end}}</p>{{end}}
 </body></html>{{end}}
 
 {{define "request"}}<!doctype html><html><head><meta charset="utf-8"><title>Dragoman: {{.ID}}</title>{{template "style"}}</head>

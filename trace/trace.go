@@ -6,11 +6,11 @@ package trace
 import (
 	"math"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/dragoman-dev/dragoman/chat"
 	"github.com/dragoman-dev/dragoman/makeup"
-	"sync"
-	"time"
 )
 
 // Record is one request's trace. The gateway fills it while the request runs;
@@ -66,8 +66,9 @@ type Record struct {
 	// tokenizer is known): per system prompt, tool, message and the
 	// template's scaffolding. Set once, never changed after.
 	Makeup *makeup.Makeup `json:"makeup,omitempty"`
-	// Later is work on the record deferred until it is first read (Get):
-	// the prompt's make-up costs milliseconds no client should wait for.
+	// Later is work on the record deferred until it is first read (Get),
+	// or until a store that writes writes it, in its writer goroutine: the
+	// prompt's make-up costs milliseconds no client should wait for.
 	Later *Deferred `json:"-"`
 
 	FinishReason string  `json:"finish_reason,omitempty"`
@@ -118,56 +119,6 @@ func perSecond(n int, ms float64) float64 {
 	return math.Round(float64(n)/ms*10000) / 10
 }
 
-// Store keeps the most recent records, up to a fixed number.
-type Store struct {
-	mu    sync.Mutex
-	ring  []*Record
-	next  int
-	index map[string]*Record
-}
-
-// NewStore keeps the last n records (n < 1 keeps none).
-func NewStore(n int) *Store {
-	if n < 0 {
-		n = 0
-	}
-	return &Store{ring: make([]*Record, n), index: make(map[string]*Record, n)}
-}
-
-// Put stores a finished record, evicting the oldest when full. The store takes
-// ownership of r.
-func (s *Store) Put(r *Record) {
-	if s == nil || len(s.ring) == 0 {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if old := s.ring[s.next]; old != nil {
-		delete(s.index, old.ID)
-	}
-	s.ring[s.next] = r
-	s.index[r.ID] = r
-	s.next = (s.next + 1) % len(s.ring)
-}
-
-// Recent returns copies of up to n records, the most recent first.
-func (s *Store) Recent(n int) []Record {
-	if s == nil || len(s.ring) == 0 {
-		return nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []Record
-	for k := 1; k <= len(s.ring) && len(out) < n; k++ {
-		r := s.ring[(s.next-k+len(s.ring))%len(s.ring)]
-		if r == nil {
-			break
-		}
-		out = append(out, *r)
-	}
-	return out
-}
-
 // Deferred is work on a record that runs once, when the record is first
 // read. Its function computes outside the store's lock; what it returns is
 // applied to the record under the lock.
@@ -179,35 +130,6 @@ type Deferred struct {
 // Defer makes a Deferred: f computes, and the function it returns applies
 // the result to the record.
 func Defer(f func() func(*Record)) *Deferred { return &Deferred{f: f} }
-
-// Get returns a copy of the record with id, after its deferred work.
-func (s *Store) Get(id string) (Record, bool) {
-	if s == nil {
-		return Record{}, false
-	}
-	s.mu.Lock()
-	r, ok := s.index[id]
-	s.mu.Unlock()
-	if !ok {
-		return Record{}, false
-	}
-	if d := r.Later; d != nil {
-		d.once.Do(func() {
-			apply := d.f()
-			s.mu.Lock()
-			apply(r)
-			s.mu.Unlock()
-		})
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := *r
-	c.Decisions = append([]string(nil), r.Decisions...)
-	c.Actions = append([]string(nil), r.Actions...)
-	c.Diagnostics = append([]Diagnostic(nil), r.Diagnostics...)
-	c.Calls = append([]chat.ToolCall(nil), r.Calls...)
-	return c, true
-}
 
 // Decide appends a decision sentence.
 func (r *Record) Decide(format string) {

@@ -20,6 +20,7 @@ import (
 	"github.com/dragoman-dev/dragoman/backend/llamacpp"
 	"github.com/dragoman-dev/dragoman/gateway"
 	"github.com/dragoman-dev/dragoman/ondisk"
+	"github.com/dragoman-dev/dragoman/trace"
 )
 
 // modelFlags collects repeated -model flags: GGUF files for the embedded engine.
@@ -117,10 +118,12 @@ func runServe(args []string, e *env) int {
 	slots := fs.Int("slots", llamacpp.DefaultSlots, "conversations each -model keeps cached (they share the -ctx cells; an agent's side requests then leave its main conversation cached)")
 	noReuse := fs.Bool("no-prompt-reuse", false, "start every request to a -model from an empty KV cache (reproducible seeded sampling; slower on resent conversations)")
 	llamaLib := fs.String("llama-lib", "", "directory holding llama.cpp's libraries for -model (default $"+llamacpp.EnvLib+", then ~/.cache/dragoman/llama-lib, then beside the executable)")
+	traceDB := fs.String("trace-db", "", "the SQLite file that keeps the traces (default $XDG_STATE_HOME/dragoman/traces.db, else ~/.local/state/dragoman/traces.db)")
+	noStore := fs.Bool("no-store", false, "keep the traces in memory only (the last trace_size, 256), in no file")
 	check := fs.Bool("check", false, "check the configuration, print it as resolved (secrets masked) and exit, serving nothing")
 	fs.Usage = func() {
 		fmt.Fprintln(e.stderr, "usage: dragoman serve [-listen ADDR] [-config FILE] [-upstream [KIND=]URL]... [-mode own|relay] [-no-discover] [-max-output-tokens N]")
-		fmt.Fprintln(e.stderr, "                      [-model FILE.gguf|NAME]... [-ctx N] [-threads N] [-slots N] [-no-prompt-reuse] [-llama-lib DIR] [-check]")
+		fmt.Fprintln(e.stderr, "                      [-model FILE.gguf|NAME]... [-ctx N] [-threads N] [-slots N] [-no-prompt-reuse] [-llama-lib DIR] [-trace-db FILE] [-no-store] [-check]")
 		fmt.Fprintln(e.stderr, "\nServes OpenAI Chat Completions (/v1/chat/completions), OpenAI Responses (/v1/responses), Anthropic")
 		fmt.Fprintln(e.stderr, "Messages (/v1/messages) and Ollama's API (/api/chat, /api/generate, /api/tags, …) over")
 		fmt.Fprintln(e.stderr, "the local runtimes it finds on their default ports, or the ones given, and over GGUF files run in")
@@ -168,6 +171,13 @@ func runServe(args []string, e *env) int {
 	}
 	if *maxOutput != 0 {
 		cfg.MaxOutputTokens = *maxOutput
+	}
+	if *traceDB != "" {
+		cfg.Traces.DB = *traceDB
+	}
+	cfg.Traces.Memory = cfg.Traces.Memory || *noStore
+	if cfg.Traces.DB == "" && !cfg.Traces.Memory {
+		cfg.Traces.DB = trace.DefaultPath(e.getenv)
 	}
 	// The engine: the config file's, flags adding models and overriding the rest.
 	eo := llamacpp.Options{LibDir: cfg.Engine.LlamaLib, Models: append(cfg.Engine.Models, models...), ContextSize: cfg.Engine.Context,
@@ -242,7 +252,8 @@ func runServe(args []string, e *env) int {
 		fmt.Fprintf(e.stderr, "dragoman: warning: listening on %s, beyond this machine, with no client key: anyone who can reach it can run the models and read every trace (set DRAGOMAN_API_KEY)\n", ln.Addr())
 	}
 	fmt.Fprintf(e.stderr, "dragoman: serving OpenAI, Anthropic and Ollama APIs on http://%s (/v1/chat/completions, /v1/responses, /v1/messages, /api/chat, /v1/models)\n", ln.Addr())
-	fmt.Fprintf(e.stderr, "dragoman: traces of each request at http://%s/dragoman/\n", ln.Addr())
+	where, _ := srv.TraceStore()
+	fmt.Fprintf(e.stderr, "dragoman: traces of each request at http://%s/dragoman/ (kept in %s; dragoman traces reads them)\n", ln.Addr(), where)
 	go survey(srv, cfg.NoDiscover, onDisk, e.stderr)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
