@@ -118,6 +118,42 @@ func TestEmbeddedPromptTooLong(t *testing.T) {
 	}
 }
 
+// A prompt that leaves no room for max_tokens is a 400 in the client's
+// dialect, in Anthropic's words with the numbers (clients such as Claude
+// Code read them to retry with less) and what to set; the engine's slot and
+// cached tokens reach the trace of a request it served.
+func TestEmbeddedNoRoomForMaxTokens(t *testing.T) {
+	base, model := startEmbedded(t, "-ctx", "512")
+	cl := anthropic.NewClient(aoption.WithBaseURL(base), aoption.WithAPIKey("unused"), aoption.WithMaxRetries(0))
+	params := anthropic.MessageNewParams{
+		Model:     anthropic.Model(model),
+		MaxTokens: 505,
+		Messages:  []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("Weather in Paris?"))},
+	}
+	_, err := cl.Messages.New(context.Background(), params)
+	var aerr *anthropic.Error
+	if !errors.As(err, &aerr) || aerr.StatusCode != 400 || !strings.Contains(aerr.Error(), "input length and `max_tokens` exceed context limit: ") ||
+		!strings.Contains(aerr.Error(), "+ 505 > 512") || !strings.Contains(aerr.Error(), "set max_tokens to at most") {
+		t.Fatalf("err %v", err)
+	}
+	params.MaxTokens = 16
+	var msg *anthropic.Message
+	for range 2 {
+		if msg, err = cl.Messages.New(context.Background(), params); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The second time, the prompt came from the slot of the first.
+	trace := getJSON(t, base+"/v1/dragoman/requests/"+msg.ID)
+	timings, _ := trace["timings"].(map[string]any)
+	if slot, ok := timings["upstream_slot"].(float64); !ok || slot < 0 || slot > 3 {
+		t.Errorf("trace: upstream_slot %v (%v)", timings["upstream_slot"], timings)
+	}
+	if cached, _ := timings["upstream_cached_tokens"].(float64); cached == 0 {
+		t.Errorf("trace: upstream_cached_tokens %v", timings["upstream_cached_tokens"])
+	}
+}
+
 // The Anthropic SDK gets the call as a tool_use block.
 func TestEmbeddedAnthropic(t *testing.T) {
 	base, model := startEmbedded(t)

@@ -145,16 +145,34 @@ type Engine struct {
 	// Models are GGUF files, each served under its base name without
 	// ".gguf"; a relative path is relative to the config file's folder.
 	Models []string `json:"models,omitempty"`
-	// Context is each model's context in tokens; 0 is the engine's default
-	// (4096), and never more than a model was trained for.
+	// Context is each model's context in tokens; 0 is what the model was
+	// trained for, or as many tokens as KVBudget holds where that is less;
+	// never more than a model was trained for.
 	Context int `json:"context,omitempty"`
-	// Threads for each model; 0 is half the CPUs, at least one.
+	// KVBudget bounds each model's KV cache when Context is 0, as bytes or
+	// with a unit ("8GiB", "512MiB"); empty is a quarter of the machine's
+	// memory.
+	KVBudget string `json:"kv_budget,omitempty"`
+	// Threads for each model; 0 is the physical cores (half the CPUs where
+	// the topology is unknown).
 	Threads int `json:"threads,omitempty"`
 	// Slots is how many conversations each model keeps cached, sharing
 	// its context's cells; 0 is the engine's default (4).
 	Slots int `json:"slots,omitempty"`
 	// NoPromptReuse starts every request from an empty KV cache.
 	NoPromptReuse bool `json:"no_prompt_reuse,omitempty"`
+	// FlashAttention is auto (llama.cpp's default, also empty), on or off.
+	FlashAttention string `json:"flash_attention,omitempty"`
+	// CacheType is the KV cache's type: f16 (llama.cpp's default, also
+	// empty) or q8_0.
+	CacheType string `json:"cache_type,omitempty"`
+	// Batch and Ubatch are llama.cpp's n_batch and n_ubatch; 0 is its
+	// default (2048 and 512).
+	Batch  int `json:"batch,omitempty"`
+	Ubatch int `json:"ubatch,omitempty"`
+	// Seed is the seed of the requests that set none; absent, they draw a
+	// random one.
+	Seed *int64 `json:"seed,omitempty"`
 	// LlamaLib is the folder holding llama.cpp's libraries; empty searches
 	// the usual places. Relative to the config file's folder.
 	LlamaLib string `json:"llama_lib,omitempty"`

@@ -650,6 +650,7 @@ func (x *exchange) pump(ctx context.Context, cancel context.CancelCauseFunc, str
 		}
 		if t := chunk.Timings; t != nil {
 			x.rec.Timings.SetUpstream(t.PromptTokens, t.CachedTokens, t.PromptMS, t.GeneratedTokens, t.GenerateMS)
+			x.rec.Timings.UpstreamSlot = t.Slot
 			x.rt.state.rate.observe(t.PromptTokens, t.PromptMS)
 		}
 	}

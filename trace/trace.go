@@ -99,6 +99,9 @@ type Timings struct {
 	// request and did not evaluate again (the embedded engine's prompt
 	// reuse).
 	UpstreamCachedTokens int `json:"upstream_cached_tokens,omitempty"`
+	// UpstreamSlot is the runtime's slot that served the request (the
+	// embedded engine's cached conversation, from 0), where it says.
+	UpstreamSlot *int `json:"upstream_slot,omitempty"`
 }
 
 // SetUpstream records the runtime's timings: promptTokens evaluated in

@@ -113,9 +113,15 @@ func runServe(args []string, e *env) int {
 	maxOutput := fs.Int("max-output-tokens", 0, "the output limit of requests that set none (agents such as Codex never do); 0 leaves it to the runtime")
 	var models modelFlags
 	fs.Var(&models, "model", "a GGUF file, or the name of a model on this machine (dragoman models), to run in this process with the embedded llama.cpp engine; repeatable")
-	ctxSize := fs.Int("ctx", llamacpp.DefaultContext, "context size in tokens for each -model (at most what the model was trained for)")
-	threads := fs.Int("threads", 0, "threads for each -model (default: half the CPUs, at least 1)")
-	slots := fs.Int("slots", llamacpp.DefaultSlots, "conversations each -model keeps cached (they share the -ctx cells; an agent's side requests then leave its main conversation cached)")
+	ctxSize := fs.Int("ctx", 0, "context size in tokens for each -model (default: what the model was trained for, or what -kv-budget holds where less; at most what it was trained for)")
+	kvBudget := fs.String("kv-budget", "", "the most memory each -model's KV cache may take when -ctx is not given, e.g. 8GiB (default: a quarter of the machine's memory)")
+	threads := fs.Int("threads", 0, "threads for each -model (default: the physical cores)")
+	slots := fs.Int("slots", llamacpp.DefaultSlots, "conversations each -model keeps cached, and how many of its requests are decoded together (further ones wait); they share the -ctx cells, so an agent's side requests leave its main conversation cached")
+	flashAttn := fs.String("flash-attn", "", "flash attention for each -model: auto, on or off (default auto, llama.cpp's)")
+	cacheType := fs.String("cache-type", "", "KV cache type for each -model: f16 or q8_0 (default f16, llama.cpp's; q8_0 takes about half the memory a token)")
+	nBatch := fs.Int("batch", 0, "llama.cpp's n_batch for each -model: the most tokens one decode takes (default 2048)")
+	nUbatch := fs.Int("ubatch", 0, "llama.cpp's n_ubatch for each -model: the compute batch (default 512)")
+	seed := fs.Int64("seed", 0, "the sampling seed of requests to a -model that set none (default: a random one each), so that a session repeats")
 	noReuse := fs.Bool("no-prompt-reuse", false, "start every request to a -model from an empty KV cache (reproducible seeded sampling; slower on resent conversations)")
 	llamaLib := fs.String("llama-lib", "", "directory holding llama.cpp's libraries for -model (default $"+llamacpp.EnvLib+", then ~/.cache/dragoman/llama-lib, then beside the executable)")
 	traceDB := fs.String("trace-db", "", "the SQLite file that keeps the traces (default $XDG_STATE_HOME/dragoman/traces.db, else ~/.local/state/dragoman/traces.db)")
@@ -123,7 +129,8 @@ func runServe(args []string, e *env) int {
 	check := fs.Bool("check", false, "check the configuration, print it as resolved (secrets masked) and exit, serving nothing")
 	fs.Usage = func() {
 		fmt.Fprintln(e.stderr, "usage: dragoman serve [-listen ADDR] [-config FILE] [-upstream [KIND=]URL]... [-mode own|relay] [-no-discover] [-max-output-tokens N]")
-		fmt.Fprintln(e.stderr, "                      [-model FILE.gguf|NAME]... [-ctx N] [-threads N] [-slots N] [-no-prompt-reuse] [-llama-lib DIR] [-trace-db FILE] [-no-store] [-check]")
+		fmt.Fprintln(e.stderr, "                      [-model FILE.gguf|NAME]... [-ctx N] [-kv-budget SIZE] [-threads N] [-slots N]")
+		fmt.Fprintln(e.stderr, "                      [-flash-attn auto|on|off] [-cache-type f16|q8_0] [-batch N] [-ubatch N] [-seed N] [-no-prompt-reuse] [-llama-lib DIR] [-trace-db FILE] [-no-store] [-check]")
 		fmt.Fprintln(e.stderr, "\nServes OpenAI Chat Completions (/v1/chat/completions), OpenAI Responses (/v1/responses), Anthropic")
 		fmt.Fprintln(e.stderr, "Messages (/v1/messages) and Ollama's API (/api/chat, /api/generate, /api/tags, …) over")
 		fmt.Fprintln(e.stderr, "the local runtimes it finds on their default ports, or the ones given, and over GGUF files run in")
@@ -181,11 +188,26 @@ func runServe(args []string, e *env) int {
 	}
 	// The engine: the config file's, flags adding models and overriding the rest.
 	eo := llamacpp.Options{LibDir: cfg.Engine.LlamaLib, Models: append(cfg.Engine.Models, models...), ContextSize: cfg.Engine.Context,
-		Threads: cfg.Engine.Threads, Slots: cfg.Engine.Slots, NoPromptReuse: cfg.Engine.NoPromptReuse || *noReuse}
+		Threads: cfg.Engine.Threads, Slots: cfg.Engine.Slots, NoPromptReuse: cfg.Engine.NoPromptReuse || *noReuse,
+		FlashAttention: cfg.Engine.FlashAttention, CacheType: cfg.Engine.CacheType, Batch: cfg.Engine.Batch, Ubatch: cfg.Engine.Ubatch,
+		Seed: cfg.Engine.Seed}
+	budget := cfg.Engine.KVBudget
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "ctx":
 			eo.ContextSize = *ctxSize
+		case "kv-budget":
+			budget = *kvBudget
+		case "flash-attn":
+			eo.FlashAttention = *flashAttn
+		case "cache-type":
+			eo.CacheType = *cacheType
+		case "batch":
+			eo.Batch = *nBatch
+		case "ubatch":
+			eo.Ubatch = *nUbatch
+		case "seed":
+			eo.Seed = seed
 		case "threads":
 			eo.Threads = *threads
 		case "slots":
@@ -194,6 +216,14 @@ func runServe(args []string, e *env) int {
 			eo.LibDir = *llamaLib
 		}
 	})
+	if budget != "" {
+		n, err := llamacpp.ParseBytes(budget)
+		if err != nil || n == 0 {
+			fmt.Fprintf(e.stderr, "dragoman serve: -kv-budget %q: want a size such as 8GiB, 512MiB or a number of bytes\n", budget)
+			return 2
+		}
+		eo.KVBudget = n
+	}
 	if n := runtime.NumCPU(); eo.Threads > n {
 		fmt.Fprintf(e.stderr, "dragoman: warning: %d threads for each model on %d CPUs: threads beyond the CPUs wait for each other (one run here went 50 times slower); give -threads %d or less\n", eo.Threads, n, n)
 	}
@@ -224,9 +254,9 @@ func runServe(args []string, e *env) int {
 			return 1
 		}
 		defer eng.Close()
-		ms, _ := eng.Models(context.Background())
-		for _, m := range ms {
-			fmt.Fprintf(e.stderr, "dragoman: model %s loaded in this process (context %d tokens, %d threads, %d cached conversations)\n", m.ID, m.ContextLength, eng.Threads(), eng.Slots())
+		for _, z := range eng.Sizings() {
+			fmt.Fprintf(e.stderr, "dragoman: model %s loaded in this process (context %d tokens: %s; %d threads: %s; %d slots, each a cached conversation and a request decoded at once; n_batch %d, n_ubatch %d, flash attention %s, KV cache %s)\n",
+				z.ID, z.Context, z.ContextWhy, eng.Threads(), eng.ThreadsWhy(), eng.Slots(), z.Batch, z.Ubatch, z.FlashAttn, z.CacheType)
 		}
 		fmt.Fprintf(e.stderr, "dragoman: llama.cpp ready in %s\n", time.Since(start).Round(time.Millisecond))
 		hooks.Backends = []backend.Backend{eng}

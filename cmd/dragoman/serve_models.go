@@ -102,11 +102,17 @@ func checkConfig(cfg gateway.Config, eo llamacpp.Options, e *env) int {
 		Path string `json:"path"`
 	}
 	var engine struct {
-		Models  []engineModel `json:"models,omitempty"`
-		LibDir  string        `json:"llama_lib,omitempty"`
-		Context int           `json:"context,omitempty"`
-		Threads int           `json:"threads,omitempty"`
-		Slots   int           `json:"slots,omitempty"`
+		Models         []engineModel `json:"models,omitempty"`
+		LibDir         string        `json:"llama_lib,omitempty"`
+		Context        int           `json:"context,omitempty"`
+		KVBudget       int64         `json:"kv_budget,omitempty"`
+		Threads        int           `json:"threads,omitempty"`
+		Slots          int           `json:"slots,omitempty"`
+		FlashAttention string        `json:"flash_attention,omitempty"`
+		CacheType      string        `json:"cache_type,omitempty"`
+		Batch          int           `json:"batch,omitempty"`
+		Ubatch         int           `json:"ubatch,omitempty"`
+		Seed           *int64        `json:"seed,omitempty"`
 	}
 	status := 0
 	for _, p := range eo.Models {
@@ -117,7 +123,8 @@ func checkConfig(cfg gateway.Config, eo llamacpp.Options, e *env) int {
 		engine.Models = append(engine.Models, engineModel{servedName(eo, p), p})
 	}
 	if len(eo.Models) > 0 {
-		engine.Context, engine.Threads, engine.Slots = eo.ContextSize, eo.Threads, eo.Slots
+		engine.Context, engine.KVBudget, engine.Threads, engine.Slots = eo.ContextSize, eo.KVBudget, eo.Threads, eo.Slots
+		engine.FlashAttention, engine.CacheType, engine.Batch, engine.Ubatch, engine.Seed = eo.FlashAttention, eo.CacheType, eo.Batch, eo.Ubatch, eo.Seed
 		if engine.LibDir, err = llamacpp.FindLib(eo.LibDir); err != nil {
 			fmt.Fprintln(e.stderr, "dragoman serve -check:", err)
 			status = 2
