@@ -173,6 +173,9 @@ type Engine struct {
 	// Seed is the seed of the requests that set none; absent, they draw a
 	// random one.
 	Seed *int64 `json:"seed,omitempty"`
+	// IdleRelease frees a model's context (its KV cache) after that long
+	// without a request; the next request makes it again. 0 never does.
+	IdleRelease Duration `json:"idle_release,omitempty"`
 	// LlamaLib is the folder holding llama.cpp's libraries; empty searches
 	// the usual places. Relative to the config file's folder.
 	LlamaLib string `json:"llama_lib,omitempty"`

@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/dragoman-dev/dragoman/backend"
 	"github.com/dragoman-dev/dragoman/chat"
@@ -89,6 +90,11 @@ type Options struct {
 	// engine then repeats. Batching and prompt reuse can still change a
 	// seeded answer (docs/DECISIONS.md).
 	Seed *int64
+	// IdleRelease, when above 0, frees a model's context (its KV cache,
+	// the memory that grows with the context) after that long without a
+	// request; the next request makes it again, its slots empty
+	// (release.go). The weights stay mapped. 0 keeps it for ever.
+	IdleRelease time.Duration
 }
 
 // flashAttnTypes are FlashAttention's values as llama.cpp's enum

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/dragoman-dev/dragoman/backend"
 	"github.com/dragoman-dev/dragoman/grammar"
@@ -50,6 +52,13 @@ type model struct {
 	// seed is the seed of requests that set none (Options.Seed); nil: a
 	// random one.
 	seed *int64
+	// cp are the parameters the context was made with, made again with
+	// after a release (release.go); idleRelease, released and releases
+	// are release.go's.
+	cp          contextParams
+	idleRelease time.Duration
+	released    atomic.Bool
+	releases    atomic.Int64
 	// sizing is how the context was made (Engine.Sizings).
 	sizing   Sizing
 	freeOnce sync.Once
@@ -101,6 +110,7 @@ func (m *model) load(opts Options) error {
 	if opts.Ubatch > 0 {
 		cp.nUbatch = uint32(opts.Ubatch)
 	}
+	m.cp, m.idleRelease = cp, opts.IdleRelease
 	m.lctx = initFromModel(m.m, cp)
 	if m.lctx == 0 {
 		return fail(fmt.Errorf("model %s: llama.cpp could not make a context of %d tokens with %d slots: %s", m.path, ctxSize, slots, orUnknown(takeProblems())))

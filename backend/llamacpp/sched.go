@@ -110,6 +110,10 @@ type sched struct {
 	// requests run before it decodes (once), so that a test knows they
 	// share batches without timing anything.
 	gather atomic.Int32
+	// idleNow, sent to by tests, releases the KV cache of an idle model
+	// at once, as idleRelease would (release.go), and closes the channel
+	// sent when it has.
+	idleNow chan chan struct{}
 	// asleep, set by tests, is sent a value (when it has room) each time
 	// the scheduler goes to sleep with nothing to decode.
 	asleep atomic.Pointer[chan struct{}]
@@ -131,6 +135,7 @@ func (m *model) startScheduler() {
 	m.submit = make(chan *seq)
 	m.poke = make(chan struct{}, 1)
 	m.hold, m.unhold = make(chan struct{}), make(chan struct{})
+	m.idleNow = make(chan chan struct{})
 	m.quit, m.done = make(chan struct{}), make(chan struct{})
 	go m.run()
 }
@@ -222,6 +227,15 @@ func (m *model) admit() bool {
 			default:
 			}
 		}
+		// Idle with its KV cache held: after idleRelease with nothing to
+		// do (or when a test says so), the context is freed (release.go).
+		var idle <-chan time.Time
+		var idleNow chan chan struct{}
+		var timer *time.Timer
+		if len(m.active) == 0 && !m.released.Load() && m.idleRelease > 0 {
+			timer = time.NewTimer(m.idleRelease)
+			idle, idleNow = timer.C, m.idleNow
+		}
 		select {
 		case s := <-submit:
 			m.start(s)
@@ -231,6 +245,14 @@ func (m *model) admit() bool {
 			<-m.unhold
 		case <-quit:
 			m.quitting = true
+		case <-idle:
+			m.releaseKV()
+		case done := <-idleNow:
+			m.releaseKV()
+			close(done)
+		}
+		if timer != nil {
+			timer.Stop()
 		}
 	}
 }
@@ -240,6 +262,12 @@ func (m *model) admit() bool {
 // decoded from the first token the slot does not hold.
 func (m *model) start(s *seq) {
 	takeProblems()
+	if m.released.Load() {
+		if err := m.restoreKV(); err != nil {
+			s.started <- err
+			return
+		}
+	}
 	smpl, err := m.sampler(s.req, s.gbnf, s.patterns)
 	if err != nil {
 		s.started <- err

@@ -121,6 +121,7 @@ func runServe(args []string, e *env) int {
 	cacheType := fs.String("cache-type", "", "KV cache type for each -model: f16 or q8_0 (default f16, llama.cpp's; q8_0 takes about half the memory a token)")
 	nBatch := fs.Int("batch", 0, "llama.cpp's n_batch for each -model: the most tokens one decode takes (default 2048)")
 	nUbatch := fs.Int("ubatch", 0, "llama.cpp's n_ubatch for each -model: the compute batch (default 512)")
+	idleRelease := fs.Duration("idle-release", 0, "free each -model's context (its KV cache) after this long without a request, made again by the next (e.g. 15m; default never)")
 	seed := fs.Int64("seed", 0, "the sampling seed of requests to a -model that set none (default: a random one each), so that a session repeats")
 	noReuse := fs.Bool("no-prompt-reuse", false, "start every request to a -model from an empty KV cache (reproducible seeded sampling; slower on resent conversations)")
 	llamaLib := fs.String("llama-lib", "", "directory holding llama.cpp's libraries for -model (default $"+llamacpp.EnvLib+", then ~/.cache/dragoman/llama-lib, then beside the executable)")
@@ -130,7 +131,7 @@ func runServe(args []string, e *env) int {
 	fs.Usage = func() {
 		fmt.Fprintln(e.stderr, "usage: dragoman serve [-listen ADDR] [-config FILE] [-upstream [KIND=]URL]... [-mode own|relay] [-no-discover] [-max-output-tokens N]")
 		fmt.Fprintln(e.stderr, "                      [-model FILE.gguf|NAME]... [-ctx N] [-kv-budget SIZE] [-threads N] [-slots N]")
-		fmt.Fprintln(e.stderr, "                      [-flash-attn auto|on|off] [-cache-type f16|q8_0] [-batch N] [-ubatch N] [-seed N] [-no-prompt-reuse] [-llama-lib DIR] [-trace-db FILE] [-no-store] [-check]")
+		fmt.Fprintln(e.stderr, "                      [-flash-attn auto|on|off] [-cache-type f16|q8_0] [-batch N] [-ubatch N] [-seed N] [-idle-release D] [-no-prompt-reuse] [-llama-lib DIR] [-trace-db FILE] [-no-store] [-check]")
 		fmt.Fprintln(e.stderr, "\nServes OpenAI Chat Completions (/v1/chat/completions), OpenAI Responses (/v1/responses), Anthropic")
 		fmt.Fprintln(e.stderr, "Messages (/v1/messages) and Ollama's API (/api/chat, /api/generate, /api/tags, …) over")
 		fmt.Fprintln(e.stderr, "the local runtimes it finds on their default ports, or the ones given, and over GGUF files run in")
@@ -190,7 +191,7 @@ func runServe(args []string, e *env) int {
 	eo := llamacpp.Options{LibDir: cfg.Engine.LlamaLib, Models: append(cfg.Engine.Models, models...), ContextSize: cfg.Engine.Context,
 		Threads: cfg.Engine.Threads, Slots: cfg.Engine.Slots, NoPromptReuse: cfg.Engine.NoPromptReuse || *noReuse,
 		FlashAttention: cfg.Engine.FlashAttention, CacheType: cfg.Engine.CacheType, Batch: cfg.Engine.Batch, Ubatch: cfg.Engine.Ubatch,
-		Seed: cfg.Engine.Seed}
+		Seed: cfg.Engine.Seed, IdleRelease: time.Duration(cfg.Engine.IdleRelease)}
 	budget := cfg.Engine.KVBudget
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
@@ -206,6 +207,8 @@ func runServe(args []string, e *env) int {
 			eo.Batch = *nBatch
 		case "ubatch":
 			eo.Ubatch = *nUbatch
+		case "idle-release":
+			eo.IdleRelease = *idleRelease
 		case "seed":
 			eo.Seed = seed
 		case "threads":
@@ -257,6 +260,9 @@ func runServe(args []string, e *env) int {
 		for _, z := range eng.Sizings() {
 			fmt.Fprintf(e.stderr, "dragoman: model %s loaded in this process (context %d tokens: %s; %d threads: %s; %d slots, each a cached conversation and a request decoded at once; n_batch %d, n_ubatch %d, flash attention %s, KV cache %s)\n",
 				z.ID, z.Context, z.ContextWhy, eng.Threads(), eng.ThreadsWhy(), eng.Slots(), z.Batch, z.Ubatch, z.FlashAttn, z.CacheType)
+		}
+		if eo.IdleRelease > 0 {
+			fmt.Fprintf(e.stderr, "dragoman: each model's KV cache is freed after %s without a request, and made again by the next\n", eo.IdleRelease)
 		}
 		fmt.Fprintf(e.stderr, "dragoman: llama.cpp ready in %s\n", time.Since(start).Round(time.Millisecond))
 		hooks.Backends = []backend.Backend{eng}

@@ -16,7 +16,7 @@ func TestServeEngineOptions(t *testing.T) {
 	dir := t.TempDir()
 	tiny := filepath.Join(fixtures.Require(t), "models", "tiny-qwen3-random.gguf")
 	cfg := write(t, dir, "engine.json", `{"no_discover": true, "engine": {"kv_budget": "2GiB", "flash_attention": "on",
-		"cache_type": "q8_0", "batch": 1024, "ubatch": 256, "seed": 42}}`)
+		"cache_type": "q8_0", "batch": 1024, "ubatch": 256, "seed": 42, "idle_release": "15m"}}`)
 	type engine struct {
 		KVBudget       int64  `json:"kv_budget"`
 		FlashAttention string `json:"flash_attention"`
@@ -24,15 +24,16 @@ func TestServeEngineOptions(t *testing.T) {
 		Batch          int    `json:"batch"`
 		Ubatch         int    `json:"ubatch"`
 		Seed           *int64 `json:"seed"`
+		IdleRelease    string `json:"idle_release"`
 	}
 	seed := func(n int64) *int64 { return &n }
 	for _, c := range []struct {
 		args []string
 		want engine
 	}{
-		{nil, engine{2 << 30, "on", "q8_0", 1024, 256, seed(42)}},
-		{[]string{"-kv-budget", "512MiB", "-flash-attn", "off", "-cache-type", "f16", "-batch", "64", "-ubatch", "32", "-seed", "0"},
-			engine{512 << 20, "off", "f16", 64, 32, seed(0)}},
+		{nil, engine{2 << 30, "on", "q8_0", 1024, 256, seed(42), "15m0s"}},
+		{[]string{"-kv-budget", "512MiB", "-flash-attn", "off", "-cache-type", "f16", "-batch", "64", "-ubatch", "32", "-seed", "0", "-idle-release", "1h"},
+			engine{512 << 20, "off", "f16", 64, 32, seed(0), "1h0m0s"}},
 	} {
 		r := dragoman(t, "", isolated(dir), append([]string{"serve", "-check", "-config", cfg, "-model", tiny}, c.args...)...)
 		var got struct {
@@ -43,7 +44,7 @@ func TestServeEngineOptions(t *testing.T) {
 		}
 		g, w := got.Engine, c.want
 		if g.KVBudget != w.KVBudget || g.FlashAttention != w.FlashAttention || g.CacheType != w.CacheType || g.Batch != w.Batch ||
-			g.Ubatch != w.Ubatch || g.Seed == nil || *g.Seed != *w.Seed {
+			g.Ubatch != w.Ubatch || g.Seed == nil || *g.Seed != *w.Seed || g.IdleRelease != w.IdleRelease {
 			t.Errorf("%v: engine %+v, want %+v", c.args, g, w)
 		}
 	}

@@ -113,6 +113,7 @@ func checkConfig(cfg gateway.Config, eo llamacpp.Options, e *env) int {
 		Batch          int           `json:"batch,omitempty"`
 		Ubatch         int           `json:"ubatch,omitempty"`
 		Seed           *int64        `json:"seed,omitempty"`
+		IdleRelease    string        `json:"idle_release,omitempty"`
 	}
 	status := 0
 	for _, p := range eo.Models {
@@ -125,6 +126,9 @@ func checkConfig(cfg gateway.Config, eo llamacpp.Options, e *env) int {
 	if len(eo.Models) > 0 {
 		engine.Context, engine.KVBudget, engine.Threads, engine.Slots = eo.ContextSize, eo.KVBudget, eo.Threads, eo.Slots
 		engine.FlashAttention, engine.CacheType, engine.Batch, engine.Ubatch, engine.Seed = eo.FlashAttention, eo.CacheType, eo.Batch, eo.Ubatch, eo.Seed
+		if eo.IdleRelease > 0 {
+			engine.IdleRelease = eo.IdleRelease.String()
+		}
 		if engine.LibDir, err = llamacpp.FindLib(eo.LibDir); err != nil {
 			fmt.Fprintln(e.stderr, "dragoman serve -check:", err)
 			status = 2
