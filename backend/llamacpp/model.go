@@ -233,11 +233,11 @@ func (m *model) complete(ctx context.Context, req backend.CompleteRequest) (back
 	if len(tokens) == 0 {
 		return nil, badRequest("the prompt is empty")
 	}
-	if err := m.fits(len(tokens), req.MaxTokens); err != nil {
+	if err := m.fits(len(tokens)); err != nil {
 		return nil, err
 	}
 	s := &seq{ctx: ctx, req: req, gbnf: gbnf, patterns: patterns, prompt: tokens, started: make(chan error, 1), out: make(chan event, streamBuffer),
-		maxTokens: req.MaxTokens, stops: nonEmpty(req.Stop), stopAt: -1}
+		maxTokens: m.answerRoom(len(tokens), req.MaxTokens), stops: nonEmpty(req.Stop), stopAt: -1}
 	select {
 	case m.submit <- s:
 	case <-ctx.Done():
@@ -257,11 +257,11 @@ func (m *model) complete(ctx context.Context, req backend.CompleteRequest) (back
 }
 
 // fits refuses, with a 400 that says what to set, a prompt of n tokens that
-// leaves no room for an answer in the context, or no room for maxTokens
-// where that is set. The second message starts as Anthropic's own does
-// ("input length and `max_tokens` exceed context limit: N + M > C"), which
-// clients such as Claude Code read to retry with a smaller max_tokens.
-func (m *model) fits(n, maxTokens int) error {
+// leaves no room for an answer in the context.
+func (m *model) fits(n int) error {
+	if n < m.nCtx {
+		return nil
+	}
 	train := max(m.train, m.nCtx)
 	var larger string
 	switch {
@@ -272,14 +272,20 @@ func (m *model) fits(n, maxTokens int) error {
 	default:
 		larger = fmt.Sprintf("start the engine with a larger -ctx (%s was trained for %d)", m.id, train)
 	}
-	if n >= m.nCtx {
-		return badRequest("the prompt is %d tokens and %s's context holds %d (leaving no room for an answer): shorten the conversation or the tools, or %s", n, m.id, m.nCtx, larger)
+	return badRequest("the prompt is %d tokens and %s's context holds %d (leaving no room for an answer): shorten the conversation or the tools, or %s", n, m.id, m.nCtx, larger)
+}
+
+// answerRoom is the output limit of a prompt of n tokens asking for
+// maxTokens (0: none): at most what the context leaves after the prompt.
+// Agents ask for far more than a local context holds (Claude Code 32,000,
+// OpenCode the model's whole output) on every request: refusing them would
+// refuse every turn, so the answer is cut where the context ends, as
+// llama-server and Ollama cut it, and reported as cut by the limit.
+func (m *model) answerRoom(n, maxTokens int) int {
+	if room := m.nCtx - n; maxTokens <= 0 || maxTokens > room {
+		return room
 	}
-	if maxTokens > 0 && n+maxTokens > m.nCtx {
-		return badRequest("input length and `max_tokens` exceed context limit: %d + %d > %d, decrease input length or `max_tokens` and try again "+
-			"(%s's context holds %d tokens: set max_tokens to at most %d for this prompt, or %s)", n, maxTokens, m.nCtx, m.id, m.nCtx, m.nCtx-n, larger)
-	}
-	return nil
+	return maxTokens
 }
 
 // requestGrammar is the GBNF the output must follow: Grammar as given, else
