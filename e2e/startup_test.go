@@ -66,9 +66,9 @@ func TestServeStartupAndRequestLines(t *testing.T) {
 		t.Run(format, func(t *testing.T) {
 			lines := serveLines(t, "-no-discover", "-model", model, "-threads", "1", "-log-format", format)
 			// The model named with its file and size before it loads, then
-			// what it was loaded with.
+			// what it was loaded with, and why: the context, threads, slots.
 			awaitLine(t, lines, "loading tiny-qwen3-toolcall ("+model+", ")
-			awaitLine(t, lines, "model tiny-qwen3-toolcall loaded", "1 threads", "4 cached conversations")
+			awaitLine(t, lines, "model tiny-qwen3-toolcall loaded", "context 2048 tokens: the model's trained context", "1 threads: -threads", "4 slots")
 			l, _ := awaitLine(t, lines, "serving", "on http://")
 			_, rest, _ := strings.Cut(l, "on http://")
 			base := "http://" + strings.Fields(rest)[0]
