@@ -56,6 +56,11 @@ func TestEndToEndEngine(t *testing.T) {
 		if r.Pass != (want[k] == "") || r.Kind != want[k] || r.Error != "" {
 			t.Errorf("%s: pass %v kind %q (want %q), error %q, completion %q", k, r.Pass, r.Kind, want[k], r.Error, r.Completion)
 		}
+		// Every failure here is the model's: the scripted call was
+		// rendered, generated, parsed and checked as it was written.
+		if !r.Pass && r.Attribution != CauseModel {
+			t.Errorf("%s: attributed to %q (%s), want model", k, r.Attribution, r.Why)
+		}
 		if r.Side == engine.Spec && (!strings.Contains(r.Completion, `"Paris"`) || r.TraceID == "" || r.PromptTokens == 0) {
 			t.Errorf("%s: completion %q, trace %q, %d prompt tokens", k, r.Completion, r.TraceID, r.PromptTokens)
 		}

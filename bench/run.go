@@ -22,6 +22,7 @@ import (
 	"github.com/dragoman-dev/dragoman/backend/llamacpp"
 	"github.com/dragoman-dev/dragoman/chat"
 	"github.com/dragoman-dev/dragoman/gateway"
+	"github.com/dragoman-dev/dragoman/trace"
 )
 
 // ResultsFile and TracesFile are the files a run appends to in its folder.
@@ -76,9 +77,11 @@ type Record struct {
 	// The checker still scores the missing answer as upstream does (no
 	// call: an irrelevance item passes).
 	Error string `json:"error,omitempty"`
-	// Attribution is left for failure attribution (#20 item 3): which layer
-	// a failure came from. Empty for now.
+	// Attribution is the layer a failure came from (Attribute: template,
+	// parser, constraint, truncation, transport, model; empty for a pass),
+	// and Why says what in the trace shows it.
 	Attribution string          `json:"attribution"`
+	Why         string          `json:"why,omitempty"`
 	Calls       []chat.ToolCall `json:"calls"`
 	Content     string          `json:"content,omitempty"`
 	// Completion is the raw completion as the trace holds it.
@@ -356,7 +359,7 @@ func ask(ctx context.Context, gw http.Handler, side Side, it *Item, cfg RunConfi
 	qctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 	start := time.Now()
-	status, answer := serveLocal(qctx, gw, "POST", "/v1/chat/completions", request(it, side, &cfg))
+	status, answer, id := serveLocal(qctx, gw, "POST", "/v1/chat/completions", request(it, side, &cfg))
 	rec.MS = float64(time.Since(start).Microseconds()) / 1000
 	var resp struct {
 		ID      string `json:"id"`
@@ -394,20 +397,24 @@ func ask(ctx context.Context, gw http.Handler, side Side, it *Item, cfg RunConfi
 	rec.PromptTokens, rec.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
 	res := Check(it, rec.Calls, cfg.Check)
 	rec.Pass, rec.Kind, rec.Message = res.Pass, string(res.Kind), res.Message
+	// The trace is found by the response's request id header, which every
+	// answer has, a refused request too: its trace says why it was refused.
 	var tr []byte
-	if resp.ID != "" {
+	var t *trace.Record
+	if id != "" {
 		var st int
-		st, tr = serveLocal(ctx, gw, "GET", "/v1/dragoman/requests/"+resp.ID, nil)
-		var t struct {
-			Completion string          `json:"completion"`
-			Timings    json.RawMessage `json:"timings"`
+		st, tr, _ = serveLocal(ctx, gw, "GET", "/v1/dragoman/requests/"+id, nil)
+		var timings struct {
+			Timings json.RawMessage `json:"timings"`
 		}
-		if st == http.StatusOK && json.Unmarshal(tr, &t) == nil {
-			rec.TraceID, rec.Completion, rec.Timings = resp.ID, t.Completion, t.Timings
+		t = new(trace.Record)
+		if st == http.StatusOK && json.Unmarshal(tr, t) == nil && json.Unmarshal(tr, &timings) == nil {
+			rec.TraceID, rec.Completion, rec.Timings = id, t.Completion, timings.Timings
 		} else {
-			tr = nil
+			tr, t = nil, nil
 		}
 	}
+	rec.Attribution, rec.Why = Attribute(it, &rec, t)
 	return rec, tr
 }
 
@@ -427,14 +434,15 @@ func traceLine(side, item string, tr []byte) []byte {
 	return append(line, "}\n"...)
 }
 
-// serveLocal runs one request through a gateway in this process.
-func serveLocal(ctx context.Context, srv http.Handler, method, path string, body []byte) (int, []byte) {
+// serveLocal runs one request through a gateway in this process; it returns
+// the status, the body and the request's id (X-Dragoman-Request-Id).
+func serveLocal(ctx context.Context, srv http.Handler, method, path string, body []byte) (int, []byte, string) {
 	r := httptest.NewRequestWithContext(ctx, method, path, bytes.NewReader(body))
 	r.Host = "localhost" // the gateway serves its own host names only
 	r.Header.Set("Content-Type", "application/json")
 	w := httptest.NewRecorder()
 	srv.ServeHTTP(w, r)
-	return w.Code, w.Body.Bytes()
+	return w.Code, w.Body.Bytes(), w.Header().Get("X-Dragoman-Request-Id")
 }
 
 // progress counts each side's answers and passes and prints them.

@@ -49,6 +49,8 @@ type Score struct {
 	Accuracy float64 `json:"accuracy"`
 	Low      float64 `json:"low"`
 	High     float64 `json:"high"`
+	// Causes counts the failures by attributed cause (Attribute).
+	Causes map[string]int `json:"causes,omitempty"`
 }
 
 // PairSummary compares sides A and B on the items both answered.
@@ -75,6 +77,10 @@ type PairStats struct {
 	Difference float64 `json:"difference"`
 	Low        float64 `json:"low"`
 	High       float64 `json:"high"`
+	// OnlyACauses counts B's failures on the items only A passed by their
+	// cause, OnlyBCauses A's on the items only B passed: why the winner won.
+	OnlyACauses map[string]int `json:"b_causes,omitempty"`
+	OnlyBCauses map[string]int `json:"c_causes,omitempty"`
 }
 
 // Summarize scores the records of a run (Run's answer) over its items and
@@ -113,6 +119,11 @@ func Summarize(items []Item, sides []Side, recs []Record, seed int64) *Summary {
 				tally[c].N++
 				if r.Pass {
 					tally[c].Pass++
+				} else if r.Attribution != "" {
+					if tally[c].Causes == nil {
+						tally[c].Causes = map[string]int{}
+					}
+					tally[c].Causes[r.Attribution]++
 				}
 			}
 		}
@@ -142,8 +153,10 @@ func (s *Score) finish() Score {
 func comparePair(items []Item, cats []string, a, b string, byKey map[string]*Record, seed int64) PairSummary {
 	ps := PairSummary{A: a, B: b}
 	outcomes := map[string]*[2][]bool{}
+	wins := map[string]*[2]map[string]int{} // per category: B's causes where only A passed, A's where only B did
 	for _, c := range append([]string{allCategories}, cats...) {
 		outcomes[c] = &[2][]bool{}
+		wins[c] = &[2]map[string]int{}
 	}
 	for _, it := range items {
 		ra, rb := byKey[key(a, it.ID)], byKey[key(b, it.ID)]
@@ -153,12 +166,19 @@ func comparePair(items []Item, cats []string, a, b string, byKey map[string]*Rec
 		for _, c := range []string{allCategories, it.Category} {
 			o := outcomes[c]
 			o[0], o[1] = append(o[0], ra.Pass), append(o[1], rb.Pass)
+			switch w := wins[c]; {
+			case ra.Pass && !rb.Pass && rb.Attribution != "":
+				w[0] = count(w[0], rb.Attribution)
+			case rb.Pass && !ra.Pass && ra.Attribution != "":
+				w[1] = count(w[1], ra.Attribution)
+			}
 		}
 	}
 	pairStats := func(c string) PairStats {
 		o := outcomes[c]
 		p := stats.Pair(o[0], o[1])
-		st := PairStats{Category: c, N: p.N(), Both: p.Both, OnlyA: p.OnlyA, OnlyB: p.OnlyB, Neither: p.Neither, P: p.McNemar()}
+		st := PairStats{Category: c, N: p.N(), Both: p.Both, OnlyA: p.OnlyA, OnlyB: p.OnlyB, Neither: p.Neither, P: p.McNemar(),
+			OnlyACauses: wins[c][0], OnlyBCauses: wins[c][1]}
 		if st.N > 0 {
 			iv := p.Bootstrap(BootstrapResamples, uint64(seed))
 			st.Difference, st.Low, st.High = p.Difference(), iv.Low, iv.High
@@ -173,22 +193,61 @@ func comparePair(items []Item, cats []string, a, b string, byKey map[string]*Rec
 	return ps
 }
 
+func count(m map[string]int, k string) map[string]int {
+	if m == nil {
+		m = map[string]int{}
+	}
+	m[k]++
+	return m
+}
+
 // Verdict says a pair's result in a sentence: "A beats B by 6.1 points
-// [3.2, 9.0], p < 0.001" when McNemar's p is below 0.05 (the side named
-// first is the better one), else "A and B do not differ significantly: …".
+// [3.2, 9.0], p < 0.001; 41 of the 47 items it wins were parser failures
+// on B (6 model)" when McNemar's p is below 0.05 (the side named first is
+// the better one; the causes are the loser's, attributed), else "A and B
+// do not differ significantly: …".
 func Verdict(a, b string, st PairStats) string {
 	if st.N == 0 {
 		return fmt.Sprintf("%s and %s have no item answered by both", a, b)
 	}
 	d, lo, hi := st.Difference, st.Low, st.High
 	if st.P < 0.05 && d != 0 {
+		won, causes := st.OnlyA, st.OnlyACauses
 		if d < 0 {
 			a, b, d, lo, hi = b, a, -d, -hi, -lo
+			won, causes = st.OnlyB, st.OnlyBCauses
 		}
-		return fmt.Sprintf("%s beats %s by %s points [%s, %s], %s", a, b, points(d), points(lo), points(hi), pValue(st.P))
+		return fmt.Sprintf("%s beats %s by %s points [%s, %s], %s", a, b, points(d), points(lo), points(hi), pValue(st.P)) +
+			winCauses(won, causes, b)
 	}
 	return fmt.Sprintf("%s and %s do not differ significantly: %s points [%s, %s], %s (%d discordant of %d)",
 		a, b, points(d), points(lo), points(hi), pValue(st.P), st.OnlyA+st.OnlyB, st.N)
+}
+
+// winCauses is the verdict's account of the loser's failures on the items
+// the winner won: the commonest cause first, the others in brackets, in
+// report order; "" when none was attributed.
+func winCauses(won int, causes map[string]int, loser string) string {
+	top := ""
+	for _, c := range Causes {
+		if causes[c] > causes[top] {
+			top = c
+		}
+	}
+	if top == "" {
+		return ""
+	}
+	s := fmt.Sprintf("; %d of the %d items it wins were %s failures on %s", causes[top], won, top, loser)
+	var rest []string
+	for _, c := range Causes {
+		if c != top && causes[c] > 0 {
+			rest = append(rest, fmt.Sprintf("%d %s", causes[c], c))
+		}
+	}
+	if len(rest) > 0 {
+		s += " (" + strings.Join(rest, ", ") + ")"
+	}
+	return s
 }
 
 // points is a difference of proportions in percentage points, one decimal.
@@ -256,6 +315,20 @@ func (s *Summary) Markdown() string {
 					sc = sd.Categories[ri-1]
 				}
 				fmt.Fprintf(&b, " %d/%d %s [%s, %s] |", sc.Pass, sc.N, pct(sc.Accuracy), pct(sc.Low), pct(sc.High))
+			}
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("\n## Failures by cause (docs/BENCH.md, \"Failure attribution\")\n\n| side | category | failed |")
+	for _, c := range Causes {
+		fmt.Fprintf(&b, " %s |", c)
+	}
+	b.WriteString("\n|---|---|---:|" + strings.Repeat("---:|", len(Causes)) + "\n")
+	for _, sd := range s.Sides {
+		for _, sc := range append([]Score{sd.Overall}, sd.Categories...) {
+			fmt.Fprintf(&b, "| %s | %s | %d |", mdEscape(sd.Side), sc.Category, sc.N-sc.Pass)
+			for _, c := range Causes {
+				fmt.Fprintf(&b, " %d |", sc.Causes[c])
 			}
 			b.WriteString("\n")
 		}

@@ -11,20 +11,33 @@ import (
 )
 
 // summaryRun is a hand-made run: category x has 20 items, A passes all, B
-// the first 10; category y has 10 items, both pass the first 5. B has no
-// answer for one more item, y10, which A passed.
+// the first 10 (of the 10 B fails, 8 are attributed to the parser, 2 to the
+// model); category y has 10 items, both pass the first 5 (A's failures are
+// the model's, B's transport errors). B has no answer for one more item,
+// y10, which A passed.
 func summaryRun() ([]Item, []Side, []Record) {
 	var items []Item
 	var recs []Record
 	for i := range 20 {
 		id := fmt.Sprintf("x%d", i)
 		items = append(items, Item{ID: id, Category: "x"})
-		recs = append(recs, Record{Side: "A", Item: id, Pass: true}, Record{Side: "B", Item: id, Pass: i < 10})
+		rb := Record{Side: "B", Item: id, Pass: i < 10}
+		switch {
+		case i >= 18:
+			rb.Attribution = CauseModel
+		case i >= 10:
+			rb.Attribution = CauseParser
+		}
+		recs = append(recs, Record{Side: "A", Item: id, Pass: true}, rb)
 	}
 	for i := range 10 {
 		id := fmt.Sprintf("y%d", i)
 		items = append(items, Item{ID: id, Category: "y"})
-		recs = append(recs, Record{Side: "A", Item: id, Pass: i < 5}, Record{Side: "B", Item: id, Pass: i < 5, Error: "boom"})
+		ra, rb := Record{Side: "A", Item: id, Pass: i < 5}, Record{Side: "B", Item: id, Pass: i < 5, Error: "boom"}
+		if i >= 5 {
+			ra.Attribution, rb.Attribution = CauseModel, CauseTransport
+		}
+		recs = append(recs, ra, rb)
 	}
 	items = append(items, Item{ID: "y10", Category: "y"})
 	recs = append(recs, Record{Side: "A", Item: "y10", Pass: true})
@@ -62,7 +75,13 @@ func TestSummarize(t *testing.T) {
 		y.N != 10 || y.OnlyA+y.OnlyB != 0 || y.P != 1 || y.Difference != 0 || y.Low != 0 || y.High != 0 {
 		t.Errorf("per category: %+v, %+v", x, y)
 	}
-	want := fmt.Sprintf("A beats B by 33.3 points [%.1f, %.1f], p = 0.002", 100*p.Overall.Low, 100*p.Overall.High)
+	if c := b.Overall.Causes; len(c) != 3 || c[CauseParser] != 8 || c[CauseModel] != 2 || c[CauseTransport] != 5 || b.Categories[0].Causes[CauseTransport] != 0 || a.Categories[1].Causes[CauseModel] != 5 {
+		t.Errorf("causes: B %v, B's x %v, A's y %v", c, b.Categories[0].Causes, a.Categories[1].Causes)
+	}
+	if o := p.Overall; len(o.OnlyACauses) != 2 || o.OnlyACauses[CauseParser] != 8 || o.OnlyACauses[CauseModel] != 2 || o.OnlyBCauses != nil {
+		t.Errorf("the causes of the items A wins: %v, B wins: %v", o.OnlyACauses, o.OnlyBCauses)
+	}
+	want := fmt.Sprintf("A beats B by 33.3 points [%.1f, %.1f], p = 0.002; 8 of the 10 items it wins were parser failures on B (2 model)", 100*p.Overall.Low, 100*p.Overall.High)
 	if p.Verdict != want {
 		t.Errorf("verdict %q, want %q", p.Verdict, want)
 	}
@@ -72,7 +91,7 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("reversed: %q, difference %v", r.Verdict, r.Overall.Difference)
 	}
 	// Same seed, same interval.
-	if again := Summarize(items, sides, recs, 1).Pairs[0].Overall; again != p.Overall {
+	if again := Summarize(items, sides, recs, 1).Pairs[0].Overall; again.Low != p.Overall.Low || again.High != p.Overall.High {
 		t.Errorf("not reproducible: %+v, %+v", again, p.Overall)
 	}
 }
@@ -88,6 +107,10 @@ func TestVerdict(t *testing.T) {
 			"A beats B by 6.1 points [3.2, 9.0], p < 0.001"},
 		{PairStats{N: 500, OnlyA: 1, OnlyB: 12, P: 0.0034, Difference: -0.022, Low: -0.034, High: -0.01},
 			"B beats A by 2.2 points [1.0, 3.4], p = 0.003"},
+		// The causes are the loser's on the items the winner won.
+		{PairStats{N: 500, OnlyA: 1, OnlyB: 12, P: 0.0034, Difference: -0.022, Low: -0.034, High: -0.01,
+			OnlyACauses: map[string]int{CauseTemplate: 1}, OnlyBCauses: map[string]int{CauseModel: 3, CauseParser: 7, CauseTruncation: 2}},
+			"B beats A by 2.2 points [1.0, 3.4], p = 0.003; 7 of the 12 items it wins were parser failures on A (2 truncation, 3 model)"},
 		{PairStats{N: 500, OnlyA: 10, OnlyB: 3, P: 0.0923, Difference: 0.014, Low: -0.001, High: 0.03},
 			"A and B do not differ significantly: 1.4 points [-0.1, 3.0], p = 0.09 (13 discordant of 500)"},
 		{PairStats{}, "A and B have no item answered by both"},
@@ -119,7 +142,8 @@ func TestWriteSummary(t *testing.T) {
 		t.Errorf("summary.json: %v %s", err, data)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, MarkdownFile))
-	for _, want := range []string{"- " + s.Pairs[0].Verdict, "| all | 26/31 83.9% [67.4%, 92.9%] | 15/30 50.0% [33.2%, 66.8%] |", "| x | 20 | 10 | 0 | 50.0 [", "B: 10 transport errors"} {
+	for _, want := range []string{"- " + s.Pairs[0].Verdict, "| all | 26/31 83.9% [67.4%, 92.9%] | 15/30 50.0% [33.2%, 66.8%] |", "| x | 20 | 10 | 0 | 50.0 [", "B: 10 transport errors",
+		"| side | category | failed | template | parser | constraint | truncation | transport | model |", "| B | all | 15 | 0 | 8 | 0 | 0 | 5 | 2 |", "| A | y | 5 | 0 | 0 | 0 | 0 | 0 | 5 |"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("summary.md lacks %q:\n%s", want, md)
 		}

@@ -37,12 +37,14 @@ so every answer has its trace.
 
 Writes in --out DIR:
   results.jsonl  one line per side and question: pass, failure kind and
-                 message, the calls, the raw completion, trace id, timings,
-                 tokens
+                 message, the layer the failure is attributed to (template,
+                 parser, constraint, truncation, transport, model) and why,
+                 the calls, the raw completion, trace id, timings, tokens
   traces.jsonl   the gateway's trace of each question
-  summary.json   per side and category n, accuracy, Wilson interval; per
-                 pair b, c, McNemar's exact p, the bootstrap interval of the
-                 difference, per category and overall, and a verdict
+  summary.json   per side and category n, accuracy, Wilson interval,
+                 failures by cause; per pair b, c, McNemar's exact p, the
+                 bootstrap interval of the difference, per category and
+                 overall, and a verdict naming the loser's commonest cause
   summary.md     the same, short, in Markdown (also printed on stdout)
 A rerun with the same DIR asks only what results.jsonl lacks: an
 interrupted run (Ctrl-C) resumes. A progress line with each side's running
