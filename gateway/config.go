@@ -103,21 +103,26 @@ type Limits struct {
 	ClientIdleTimeout    Duration `json:"client_idle_timeout,omitempty"`
 }
 
-// Traces configures the trace store: an SQLite file that keeps every
-// request's trace across restarts, within the retention limits (the oldest
-// go first), written in the background. Zero fields take the defaults.
+// Traces configures the trace store: an SQLite file, or a PostgreSQL
+// database that several gateways share, that keeps every request's trace
+// across restarts, within the retention limits (the oldest go first),
+// written in the background. Zero fields take the defaults.
 type Traces struct {
-	// DB is the store's file; empty keeps the traces in memory only (the
-	// last TraceSize). dragoman serve's default is
-	// $XDG_STATE_HOME/dragoman/traces.db, else
-	// ~/.local/state/dragoman/traces.db (its -trace-db sets it). Relative
-	// to the config file's folder.
+	// DB is the store: an SQLite file's path, or a PostgreSQL server's URL
+	// (postgres://user:password@host:5432/database, or postgresql://; a
+	// search_path parameter picks the schema, sslmode and the other libpq
+	// parameters apply; the tables are made when absent). Empty keeps the
+	// traces in memory only (the last TraceSize). dragoman serve's default
+	// is $XDG_STATE_HOME/dragoman/traces.db, else
+	// ~/.local/state/dragoman/traces.db (its -trace-db sets it). A path is
+	// relative to the config file's folder.
 	DB string `json:"db,omitempty"`
 	// Memory keeps the traces in memory only, whatever DB says
 	// (dragoman serve -no-store).
 	Memory bool `json:"memory,omitempty"`
-	// MaxCount is how many traces the file keeps; default 100000, -1 no
-	// limit.
+	// MaxCount is how many traces the store keeps; default 100000, -1 no
+	// limit. On PostgreSQL the limits are the table's, all replicas'
+	// traces together (give every replica the same).
 	MaxCount int `json:"max_count,omitempty"`
 	// MaxAge is how long it keeps one; default 720h (30 days), -1s none.
 	MaxAge Duration `json:"max_age,omitempty"`
@@ -126,8 +131,13 @@ type Traces struct {
 	MaxBytes int64 `json:"max_bytes,omitempty"`
 	// Queue is how many traces may wait to be written; default 1024. A
 	// trace that finds it full is not written (counted, with a warning);
-	// no request ever waits for the disk.
+	// no request ever waits for the disk or the server.
 	Queue int `json:"queue,omitempty"`
+	// Timeout is how long the store waits for its database: a lock another
+	// process holds on the SQLite file; connecting to, writing to and
+	// reading from PostgreSQL. Default 5s; a write that takes longer turns
+	// the store to memory (with a warning), a read lists what is in memory.
+	Timeout Duration `json:"timeout,omitempty"`
 }
 
 // ResponsesStore bounds the Responses API's store (in memory only). An
@@ -252,7 +262,7 @@ func LoadConfig(path string) (Config, error) {
 	if c.Engine.LlamaLib != "" {
 		c.Engine.LlamaLib = beside(dir, c.Engine.LlamaLib)
 	}
-	if c.Traces.DB != "" {
+	if c.Traces.DB != "" && !trace.IsURL(c.Traces.DB) {
 		c.Traces.DB = beside(dir, c.Traces.DB)
 	}
 	return c, nil

@@ -16,30 +16,36 @@ import (
 // The trace store and its JSON: GET /v1/dragoman/requests (a filtered,
 // paged list) and GET /v1/dragoman/requests/{id}.
 
-// openTraceStore is the store cfg asks for: the SQLite file of
-// cfg.Traces.DB (which falls back to memory, with a warning, where it
-// cannot be written), or the ring of the last cfg.TraceSize.
+// openTraceStore is the store cfg asks for: the SQLite file or the
+// PostgreSQL database of cfg.Traces.DB (which falls back to memory, with a
+// warning, where it cannot be written), or the ring of the last
+// cfg.TraceSize.
 func openTraceStore(cfg Config, log *slog.Logger) trace.Store {
 	t := cfg.Traces
 	if t.DB == "" || t.Memory {
 		return trace.NewRing(cfg.TraceSize)
 	}
-	return trace.OpenSQLite(t.DB, trace.SQLiteOptions{
+	timeout := time.Duration(t.Timeout)
+	if traceStoreBusy != 0 {
+		timeout = traceStoreBusy
+	}
+	return trace.Open(t.DB, trace.Options{
 		Retention: trace.Retention{MaxCount: t.MaxCount, MaxAge: time.Duration(t.MaxAge), MaxBytes: t.MaxBytes},
-		Queue:     t.Queue, Recent: cfg.TraceSize, Log: log, BusyTimeout: traceStoreBusy,
+		Queue:     t.Queue, Recent: cfg.TraceSize, Log: log, Timeout: timeout,
 	})
 }
 
-// traceStoreBusy is how long a write waits for a lock held on the file; 0
-// is the store's default (5 s). Tests shorten it.
+// traceStoreBusy, when set, is the store's timeout whatever the config
+// says. Tests shorten it.
 var traceStoreBusy time.Duration
 
-// TraceStore is where the server keeps its traces: "memory", or the
-// SQLite file's path, and why it keeps them in memory only when it cannot
-// write the file (what serve prints at start).
+// TraceStore is where the server keeps its traces: "memory", the SQLite
+// file's path or the PostgreSQL server's URL (without its password), and
+// why it keeps them in memory only when it cannot write there (what serve
+// prints at start).
 func (s *Server) TraceStore() (where string, failed error) {
-	if db, ok := s.traces.(*trace.SQLite); ok {
-		return db.Path(), db.Failed()
+	if db, ok := s.traces.(*trace.DB); ok {
+		return db.Where(), db.Failed()
 	}
 	return "memory", nil
 }
@@ -148,5 +154,5 @@ func pageQuery(v url.Values, next string) string {
 }
 
 // FlushTraces waits until the traces of the requests answered so far are
-// written to the store's file (nothing to wait for in memory).
+// written to the store's database (nothing to wait for in memory).
 func (s *Server) FlushTraces() { s.traces.Flush() }

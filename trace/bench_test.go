@@ -12,10 +12,10 @@ import (
 // benchStore is a store holding n records of about 4 KiB each (a prompt
 // and a completion), written in batches, with none left in its ring: what
 // a gateway finds in its file after n requests.
-func benchStore(b *testing.B, n int) *SQLite {
+func benchStore(b *testing.B, n int) *DB {
 	b.Helper()
 	path := filepath.Join(b.TempDir(), "traces.db")
-	s := OpenSQLite(path, SQLiteOptions{Recent: -1, Queue: 4096})
+	s := OpenSQLite(path, Options{Recent: -1, Queue: 4096})
 	b.Cleanup(func() { s.Close() })
 	prompt := strings.Repeat("<|im_start|>user\nWhat is the weather in Paris today?<|im_end|>\n", 48)
 	for i := range n {
@@ -86,14 +86,14 @@ func BenchmarkList(b *testing.B) {
 			r.List(Query{})
 		}
 	})
-	info, _ := os.Stat(s.Path())
+	info, _ := os.Stat(s.Where())
 	b.Logf("file: %d bytes for 10,000 traces (%d bytes of records)", info.Size(), s.Stats().Bytes)
 }
 
 // BenchmarkWrite is the writer's cost per trace: Put, then the batch's
 // transaction, measured by flushing every 64 records.
 func BenchmarkWrite(b *testing.B) {
-	s := OpenSQLite(filepath.Join(b.TempDir(), "traces.db"), SQLiteOptions{Recent: 256, Queue: 4096})
+	s := OpenSQLite(filepath.Join(b.TempDir(), "traces.db"), Options{Recent: 256, Queue: 4096})
 	defer s.Close()
 	prompt := strings.Repeat("<|im_start|>user\nWhat is the weather in Paris today?<|im_end|>\n", 48)
 	i := 0
@@ -114,9 +114,9 @@ func BenchmarkWrite(b *testing.B) {
 // BenchmarkOpen is opening a store of 10,000 traces: what it adds to a
 // gateway's start.
 func BenchmarkOpen(b *testing.B) {
-	path := benchStore(b, 10_000).Path()
+	path := benchStore(b, 10_000).Where()
 	for b.Loop() {
-		s := OpenSQLite(path, SQLiteOptions{})
+		s := OpenSQLite(path, Options{})
 		if s.Failed() != nil {
 			b.Fatal(s.Failed())
 		}

@@ -67,7 +67,7 @@ func readOnly(t *testing.T, path string) {
 // cannot write, keeps the records in memory with one warning; what a
 // read-only file held stays readable.
 func TestSQLiteReadOnly(t *testing.T) {
-	check := func(t *testing.T, s *SQLite, log *logBuffer, old int) {
+	check := func(t *testing.T, s *DB, log *logBuffer, old int) {
 		t.Helper()
 		if s.Failed() == nil || log.warnings() != 1 || !strings.Contains(log.String(), "memory only") {
 			t.Fatalf("failed %v, log:\n%s", s.Failed(), log)
@@ -91,19 +91,19 @@ func TestSQLiteReadOnly(t *testing.T) {
 	t.Run("directory", func(t *testing.T) {
 		dir := t.TempDir()
 		readOnly(t, dir)
-		s, log := openTest(t, filepath.Join(dir, "traces.db"), SQLiteOptions{})
+		s, log := openTest(t, filepath.Join(dir, "traces.db"), Options{})
 		check(t, s, log, 0)
 	})
 	t.Run("directory under it", func(t *testing.T) {
 		dir := t.TempDir()
 		readOnly(t, dir)
-		s, log := openTest(t, filepath.Join(dir, "state", "dragoman", "traces.db"), SQLiteOptions{})
+		s, log := openTest(t, filepath.Join(dir, "state", "dragoman", "traces.db"), Options{})
 		check(t, s, log, 0)
 	})
 	t.Run("file", func(t *testing.T) {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "traces.db")
-		w, _ := openTest(t, path, SQLiteOptions{})
+		w, _ := openTest(t, path, Options{})
 		for i := range 3 {
 			w.Put(record(i))
 		}
@@ -113,7 +113,7 @@ func TestSQLiteReadOnly(t *testing.T) {
 				readOnly(t, p)
 			}
 		}
-		s, log := openTest(t, path, SQLiteOptions{})
+		s, log := openTest(t, path, Options{})
 		check(t, s, log, 3)
 	})
 }
@@ -144,7 +144,7 @@ func TestSQLiteLocked(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "traces.db")
 		unlock := lock(t, path)
 		defer unlock()
-		s, log := openTest(t, path, SQLiteOptions{BusyTimeout: 20 * time.Millisecond})
+		s, log := openTest(t, path, Options{Timeout: 20 * time.Millisecond})
 		if s.Failed() == nil || !strings.Contains(log.String(), "locked") {
 			t.Fatalf("failed %v, log:\n%s", s.Failed(), log)
 		}
@@ -155,7 +155,7 @@ func TestSQLiteLocked(t *testing.T) {
 	})
 	t.Run("writing", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "traces.db")
-		s, log := openTest(t, path, SQLiteOptions{BusyTimeout: 20 * time.Millisecond})
+		s, log := openTest(t, path, Options{Timeout: 20 * time.Millisecond})
 		s.Put(record(0))
 		s.Flush()
 		unlock := lock(t, path)
@@ -198,7 +198,7 @@ func TestSQLiteFullDisk(t *testing.T) {
 
 func fullDiskChild(t *testing.T, dir string) {
 	path := filepath.Join(dir, "traces.db")
-	s, log := openTest(t, path, SQLiteOptions{Recent: 64})
+	s, log := openTest(t, path, Options{Recent: 64})
 	s.Put(record(0))
 	s.Flush()
 	if s.Failed() != nil {

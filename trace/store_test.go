@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -68,84 +67,89 @@ func asJSON(t *testing.T, v any) string {
 	return string(b)
 }
 
-func openTest(t *testing.T, path string, opt SQLiteOptions) (*SQLite, *logBuffer) {
-	t.Helper()
-	var log logBuffer
-	opt.Log = log.logger()
-	s := OpenSQLite(path, opt)
-	t.Cleanup(func() { s.Close() })
-	return s, &log
-}
-
 // A store closed and opened again has every record, byte for byte, the
 // deferred work done before it was written; the summaries are the ring's.
-func TestSQLiteKeepsRecordsAcrossRestart(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "state", "traces.db")
-	s, log := openTest(t, path, SQLiteOptions{Recent: 4})
-	var want []string
-	var ringList Page
-	for i := range 10 {
-		r := record(i)
-		if i == 7 {
-			r.Later = Defer(func() func(*Record) {
-				m := &makeup.Makeup{Total: 42, Parts: []makeup.Part{{Kind: makeup.KindSystem, Name: "system", Tokens: 42}}}
-				return func(r *Record) { r.Makeup = m; r.Decide("measured later") }
-			})
+// A read-only store beside it reads and exports the same.
+func TestStoreKeepsRecordsAcrossRestart(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		where := b.fresh(t)
+		s, log := openTest(t, where, Options{Recent: 4})
+		var want []string
+		var ringList Page
+		for i := range 10 {
+			r := record(i)
+			if i == 7 {
+				r.Later = Defer(func() func(*Record) {
+					m := &makeup.Makeup{Total: 42, Parts: []makeup.Part{{Kind: makeup.KindSystem, Name: "system", Tokens: 42}}}
+					return func(r *Record) { r.Makeup = m; r.Decide("measured later") }
+				})
+			}
+			if i == 8 { // what a JSON column would not keep as it is: key order, spaces, escapes
+				r.Request = "{\"z\": 1,  \"a\": \"\\u00e9\\u0000\"}"
+				r.Completion = "é\x00 \u2028 <&>"
+			}
+			s.Put(r)
 		}
-		s.Put(r)
-	}
-	s.Flush()
-	ringList, _ = s.List(Query{})
-	for i := range 10 {
-		r, ok := s.Get(record(i).ID)
-		if !ok {
-			t.Fatalf("record %d missing before the restart", i)
+		s.Flush()
+		ringList, _ = s.List(Query{})
+		for i := range 10 {
+			r, ok := s.Get(record(i).ID)
+			if !ok {
+				t.Fatalf("record %d missing before the restart", i)
+			}
+			want = append(want, asJSON(t, r))
 		}
-		want = append(want, asJSON(t, r))
-	}
-	if !strings.Contains(want[7], `"makeup":{"total":42`) || !strings.Contains(want[7], "measured later") {
-		t.Fatalf("the deferred work is not in the record: %s", want[7])
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if st := s.Stats(); st.Written != 10 || st.Count != 10 || st.Dropped != 0 {
-		t.Errorf("stats %+v", st)
-	}
+		if !strings.Contains(want[7], `"makeup":{"total":42`) || !strings.Contains(want[7], "measured later") {
+			t.Fatalf("the deferred work is not in the record: %s", want[7])
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if st := s.Stats(); st.Written != 10 || st.Count != 10 || st.Dropped != 0 {
+			t.Errorf("stats %+v", st)
+		}
 
-	s2, _ := openTest(t, path, SQLiteOptions{Recent: 4})
-	for i := range 10 {
-		r, ok := s2.Get(record(i).ID)
-		if !ok {
-			t.Fatalf("record %d lost in the restart", i)
+		s2, _ := openTest(t, where, Options{Recent: 4})
+		for i := range 10 {
+			r, ok := s2.Get(record(i).ID)
+			if !ok {
+				t.Fatalf("record %d lost in the restart", i)
+			}
+			if got := asJSON(t, r); got != want[i] {
+				t.Errorf("record %d changed in the restart:\n got %s\nwant %s", i, got, want[i])
+			}
 		}
-		if got := asJSON(t, r); got != want[i] {
-			t.Errorf("record %d changed in the restart:\n got %s\nwant %s", i, got, want[i])
+		list, err := s2.List(Query{})
+		if err != nil || asJSON(t, list) != asJSON(t, ringList) || len(list.Records) != 10 {
+			t.Errorf("list after the restart:\n%s\nbefore:\n%s (%v)", asJSON(t, list), asJSON(t, ringList), err)
 		}
-	}
-	list, err := s2.List(Query{})
-	if err != nil || asJSON(t, list) != asJSON(t, ringList) || len(list.Records) != 10 {
-		t.Errorf("list after the restart:\n%s\nbefore:\n%s (%v)", asJSON(t, list), asJSON(t, ringList), err)
-	}
-	if _, ok := s2.Get("nosuch"); ok {
-		t.Error("a record that never was")
-	}
-	if log.warnings() != 0 {
-		t.Errorf("warnings: %s", log)
-	}
-	// Read-only, beside the writer.
-	ro, err := OpenReadOnly(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ro.Close()
-	if r, ok := ro.Get(record(7).ID); !ok || asJSON(t, r) != want[7] {
-		t.Errorf("read-only: %v %s", ok, asJSON(t, r))
-	}
-	var buf bytes.Buffer
-	if n, err := ro.Export(t.Context(), Query{Model: "m1"}, &buf); err != nil || n != 3 || strings.Count(buf.String(), "\n") != 3 {
-		t.Errorf("export: %d %v\n%s", n, err, buf.String())
-	}
+		if _, ok := s2.Get("nosuch"); ok {
+			t.Error("a record that never was")
+		}
+		if log.warnings() != 0 {
+			t.Errorf("warnings: %s", log)
+		}
+		// Read-only, beside the writer.
+		ro, err := OpenReadOnly(where)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ro.Close()
+		if r, ok := ro.Get(record(7).ID); !ok || asJSON(t, r) != want[7] {
+			t.Errorf("read-only: %v %s", ok, asJSON(t, r))
+		}
+		raw, err := ro.Raw(record(8).ID)
+		if err != nil || string(raw) != want[8] {
+			t.Errorf("read-only, raw:\n got %s\nwant %s (%v)", raw, want[8], err)
+		}
+		var buf bytes.Buffer
+		if n, err := ro.Export(t.Context(), Query{Model: "m1"}, &buf); err != nil || n != 3 || strings.Count(buf.String(), "\n") != 3 {
+			t.Errorf("export: %d %v\n%s", n, err, buf.String())
+		}
+		if want := want[7] + "\n" + want[4] + "\n" + want[1] + "\n"; buf.String() != want {
+			t.Errorf("export:\n got %s\nwant %s", buf.String(), want)
+		}
+	})
 }
 
 // Filters and paging, the same on the ring and on the file (and on the
@@ -188,17 +192,18 @@ func TestListFiltersAndPaging(t *testing.T) {
 			}
 			return s
 		},
-		"sqlite": func(t *testing.T) Store {
-			s, _ := openTest(t, filepath.Join(t.TempDir(), "t.db"), SQLiteOptions{Recent: 8})
+	}
+	for _, b := range backends {
+		stores[b.name] = func(t *testing.T) Store {
+			s, _ := openTest(t, b.fresh(t), Options{Recent: -1}) // every record from the database
 			for i := range n {
 				s.Put(mk(i))
 			}
 			s.Flush()
 			return s
-		},
-		"sqlite, last ones unwritten": func(t *testing.T) Store {
-			path := filepath.Join(t.TempDir(), "t.db")
-			s, _ := openTest(t, path, SQLiteOptions{Recent: 16})
+		}
+		stores[b.name+", last ones unwritten"] = func(t *testing.T) Store {
+			s, _ := openTest(t, b.fresh(t), Options{Recent: 16})
 			for i := range n - 10 {
 				s.Put(mk(i))
 			}
@@ -210,7 +215,7 @@ func TestListFiltersAndPaging(t *testing.T) {
 			}
 			s.Flush()
 			return s
-		},
+		}
 	}
 	for sname, open := range stores {
 		t.Run(sname, func(t *testing.T) {
@@ -262,8 +267,8 @@ func TestListFiltersAndPaging(t *testing.T) {
 
 // Retention: the oldest records go beyond the count, the age (by the
 // store's clock) and the bytes.
-func TestSQLiteRetention(t *testing.T) {
-	ids := func(t *testing.T, s *SQLite) []string {
+func TestStoreRetention(t *testing.T) {
+	ids := func(t *testing.T, s *DB) []string {
 		t.Helper()
 		s.Flush()
 		p, err := s.List(Query{Limit: MaxLimit})
@@ -276,123 +281,203 @@ func TestSQLiteRetention(t *testing.T) {
 		}
 		return out
 	}
-	t.Run("count", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "t.db")
-		s, _ := openTest(t, path, SQLiteOptions{Recent: -1, Retention: Retention{MaxCount: 5}})
-		for i := range 12 {
-			s.Put(record(i))
-			s.Flush() // one transaction each, so that each trims
-		}
-		if got := ids(t, s); !slices.Equal(got, []string{"11", "10", "09", "08", "07"}) {
-			t.Errorf("kept %v", got)
-		}
-		if st := s.Stats(); st.Count != 5 {
-			t.Errorf("stats %+v", st)
-		}
-		// Opened with a lower limit, it trims at once.
-		s.Close()
-		s2, _ := openTest(t, path, SQLiteOptions{Recent: -1, Retention: Retention{MaxCount: 2}})
-		if got := ids(t, s2); !slices.Equal(got, []string{"11", "10"}) {
-			t.Errorf("reopened, kept %v", got)
-		}
-	})
-	t.Run("age", func(t *testing.T) {
-		var mu sync.Mutex
-		now := t0.Add(time.Hour)
-		clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-		s, _ := openTest(t, filepath.Join(t.TempDir(), "t.db"), SQLiteOptions{Recent: -1, Now: clock, Retention: Retention{MaxAge: time.Hour}})
-		for i := range 10 {
-			s.Put(record(i)) // t0 … t0+9s: none older than an hour
-		}
-		if got := ids(t, s); len(got) != 10 {
-			t.Fatalf("kept %v", got)
-		}
-		mu.Lock()
-		now = t0.Add(time.Hour + 5*time.Second + time.Millisecond) // records 0…5 are older than an hour
-		mu.Unlock()
-		s.Put(record(10))
-		if got := ids(t, s); !slices.Equal(got, []string{"10", "09", "08", "07", "06"}) {
-			t.Errorf("kept %v", got)
-		}
-	})
-	t.Run("bytes", func(t *testing.T) {
-		plain := func(i int) *Record { // every one's JSON as long
-			r := record(i)
-			r.Status, r.Error, r.Diagnostics, r.Model, r.Upstream = 200, "", nil, "m", "u"
-			return r
-		}
-		size := len(asJSON(t, plain(0)))
-		s, _ := openTest(t, filepath.Join(t.TempDir(), "t.db"), SQLiteOptions{Recent: -1, Retention: Retention{MaxBytes: int64(3*size + size/2)}})
-		for i := range 10 {
-			if len(asJSON(t, plain(i))) != size {
-				t.Fatal("records of different sizes")
+	forEachBackend(t, func(t *testing.T, b backend) {
+		t.Run("count", func(t *testing.T) {
+			where := b.fresh(t)
+			s, _ := openTest(t, where, Options{Recent: -1, Retention: Retention{MaxCount: 5}})
+			for i := range 12 {
+				s.Put(record(i))
+				s.Flush() // one transaction each, so that each trims
 			}
-			s.Put(plain(i))
-		}
-		if got := ids(t, s); !slices.Equal(got, []string{"09", "08", "07"}) {
-			t.Errorf("kept %v", got)
-		}
-		if st := s.Stats(); st.Bytes != int64(3*size) || st.Count != 3 {
-			t.Errorf("stats %+v (a record is %d bytes)", st, size)
-		}
+			if got := ids(t, s); !slices.Equal(got, []string{"11", "10", "09", "08", "07"}) {
+				t.Errorf("kept %v", got)
+			}
+			if st := s.Stats(); st.Count != 5 {
+				t.Errorf("stats %+v", st)
+			}
+			// A batch of many at once trims to the limit too.
+			for i := 12; i < 30; i++ {
+				s.Put(record(i))
+			}
+			if got := ids(t, s); !slices.Equal(got, []string{"29", "28", "27", "26", "25"}) {
+				t.Errorf("kept %v", got)
+			}
+			// Opened with a lower limit, it trims at once.
+			s.Close()
+			s2, _ := openTest(t, where, Options{Recent: -1, Retention: Retention{MaxCount: 2}})
+			if got := ids(t, s2); !slices.Equal(got, []string{"29", "28"}) {
+				t.Errorf("reopened, kept %v", got)
+			}
+			if st := s2.Stats(); st.Count != 2 {
+				t.Errorf("stats %+v", st)
+			}
+		})
+		t.Run("age", func(t *testing.T) {
+			var mu sync.Mutex
+			now := t0.Add(time.Hour)
+			clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+			s, _ := openTest(t, b.fresh(t), Options{Recent: -1, Now: clock, Retention: Retention{MaxAge: time.Hour}})
+			for i := range 10 {
+				s.Put(record(i)) // t0 … t0+9s: none older than an hour
+			}
+			if got := ids(t, s); len(got) != 10 {
+				t.Fatalf("kept %v", got)
+			}
+			mu.Lock()
+			now = t0.Add(time.Hour + 5*time.Second + time.Millisecond) // records 0…5 are older than an hour
+			mu.Unlock()
+			s.Put(record(10))
+			if got := ids(t, s); !slices.Equal(got, []string{"10", "09", "08", "07", "06"}) {
+				t.Errorf("kept %v", got)
+			}
+			if st := s.Stats(); st.Count != 5 {
+				t.Errorf("stats %+v", st)
+			}
+		})
+		t.Run("bytes", func(t *testing.T) {
+			plain := func(i int) *Record { // every one's JSON as long
+				r := record(i)
+				r.Status, r.Error, r.Diagnostics, r.Model, r.Upstream = 200, "", nil, "m", "u"
+				return r
+			}
+			size := len(asJSON(t, plain(0)))
+			s, _ := openTest(t, b.fresh(t), Options{Recent: -1, Retention: Retention{MaxBytes: int64(3*size + size/2)}})
+			for i := range 10 {
+				if len(asJSON(t, plain(i))) != size {
+					t.Fatal("records of different sizes")
+				}
+				s.Put(plain(i))
+			}
+			if got := ids(t, s); !slices.Equal(got, []string{"09", "08", "07"}) {
+				t.Errorf("kept %v", got)
+			}
+			if st := s.Stats(); st.Bytes != int64(3*size) || st.Count != 3 {
+				t.Errorf("stats %+v (a record is %d bytes)", st, size)
+			}
+			s.Put(plain(10)) // one more: exactly one goes
+			if got := ids(t, s); !slices.Equal(got, []string{"10", "09", "08"}) {
+				t.Errorf("kept %v", got)
+			}
+		})
 	})
 }
 
 // A store whose writes fail keeps the records in memory, readable and
 // listed, with one warning.
-func TestSQLiteDegradesWhenWritesFail(t *testing.T) {
-	s, log := openTest(t, filepath.Join(t.TempDir(), "t.db"), SQLiteOptions{Recent: 8})
-	s.Put(record(0))
-	s.Flush()
-	s.opt.failWrite = func() error { return errors.New("disk I/O error (test)") }
-	for i := 1; i < 5; i++ {
-		s.Put(record(i))
+func TestStoreDegradesWhenWritesFail(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		s, log := openTest(t, b.fresh(t), Options{Recent: 8})
+		s.Put(record(0))
 		s.Flush()
-	}
-	if s.Failed() == nil || log.warnings() != 1 || !strings.Contains(log.String(), "disk I/O error (test)") || !strings.Contains(log.String(), "memory only") {
-		t.Errorf("failed %v, log:\n%s", s.Failed(), log)
-	}
-	for i := range 5 {
-		if _, ok := s.Get(record(i).ID); !ok {
-			t.Errorf("record %d lost", i)
+		s.opt.failWrite = func() error { return errors.New("disk I/O error (test)") }
+		for i := 1; i < 5; i++ {
+			s.Put(record(i))
+			s.Flush()
 		}
-	}
-	if p, _ := s.List(Query{}); len(p.Records) != 5 {
-		t.Errorf("listed %d", len(p.Records))
-	}
-	if st := s.Stats(); st.Written != 1 {
-		t.Errorf("stats %+v", st)
+		checkDegraded(t, s, log, "disk I/O error (test)")
+		for i := range 5 {
+			if _, ok := s.Get(record(i).ID); !ok {
+				t.Errorf("record %d lost", i)
+			}
+		}
+		if p, _ := s.List(Query{}); len(p.Records) != 5 {
+			t.Errorf("listed %d", len(p.Records))
+		}
+		if st := s.Stats(); st.Written != 1 {
+			t.Errorf("stats %+v", st)
+		}
+	})
+}
+
+// checkDegraded checks that s keeps records in memory only, having said so
+// once, with why (want).
+func checkDegraded(t *testing.T, s *DB, log *logBuffer, want string) {
+	t.Helper()
+	if s.Failed() == nil || log.warnings() != 1 || !strings.Contains(log.String(), want) || !strings.Contains(log.String(), "memory only") {
+		t.Errorf("failed %v, log:\n%s", s.Failed(), log)
 	}
 }
 
 // A full queue drops the write, counts it and warns once; no Put waits.
-func TestSQLiteFullQueueDrops(t *testing.T) {
-	s, log := openTest(t, filepath.Join(t.TempDir(), "t.db"), SQLiteOptions{Recent: 8, Queue: 1})
-	entered, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	s.opt.failWrite = func() error {
-		once.Do(func() { close(entered); <-release })
-		return nil
-	}
-	s.Put(record(0)) // the writer takes it and waits
-	<-entered
-	s.Put(record(1)) // queued
-	s.Put(record(2)) // dropped
-	s.Put(record(3)) // dropped
-	if st := s.Stats(); st.Dropped != 2 {
-		t.Errorf("stats %+v", st)
-	}
-	if log.warnings() != 1 || !strings.Contains(log.String(), "2 traces not written") && !strings.Contains(log.String(), "1 traces not written") {
-		t.Errorf("log:\n%s", log)
-	}
-	close(release)
-	s.Flush()
-	if st := s.Stats(); st.Written != 2 || st.Dropped != 2 || s.Failed() != nil {
-		t.Errorf("stats %+v, failed %v", st, s.Failed())
-	}
-	for i := range 4 {
-		if _, ok := s.Get(record(i).ID); !ok { // in the ring
-			t.Errorf("record %d", i)
+func TestStoreFullQueueDrops(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		s, log := openTest(t, b.fresh(t), Options{Recent: 8, Queue: 1})
+		entered, release := make(chan struct{}), make(chan struct{})
+		var once sync.Once
+		s.opt.failWrite = func() error {
+			once.Do(func() { close(entered); <-release })
+			return nil
 		}
-	}
+		s.Put(record(0)) // the writer takes it and waits
+		<-entered
+		s.Put(record(1)) // queued
+		s.Put(record(2)) // dropped
+		s.Put(record(3)) // dropped
+		if st := s.Stats(); st.Dropped != 2 {
+			t.Errorf("stats %+v", st)
+		}
+		if log.warnings() != 1 || !strings.Contains(log.String(), "2 traces not written") && !strings.Contains(log.String(), "1 traces not written") {
+			t.Errorf("log:\n%s", log)
+		}
+		close(release)
+		s.Flush()
+		if st := s.Stats(); st.Written != 2 || st.Dropped != 2 || s.Failed() != nil {
+			t.Errorf("stats %+v, failed %v", st, s.Failed())
+		}
+		for i := range 4 {
+			if _, ok := s.Get(record(i).ID); !ok { // in the ring
+				t.Errorf("record %d", i)
+			}
+		}
+	})
+}
+
+// Puts from many goroutines at once: every record written once, listed
+// in order, and read back from the database.
+func TestStoreConcurrentPuts(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		s, log := openTest(t, b.fresh(t), Options{Recent: 16, Queue: 4096})
+		const workers, each = 8, 40
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() {
+				for k := range each {
+					s.Put(record(w*each + k))
+				}
+			})
+		}
+		wg.Wait()
+		s.Flush()
+		if st := s.Stats(); st.Written != workers*each || st.Count != workers*each || st.Dropped != 0 || s.Failed() != nil {
+			t.Fatalf("stats %+v, failed %v\n%s", st, s.Failed(), log)
+		}
+		var got []string
+		q := Query{Limit: 100}
+		for {
+			p, err := s.List(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range p.Records {
+				got = append(got, m.ID)
+			}
+			if p.Next == "" {
+				break
+			}
+			q.After = p.Next
+		}
+		if len(got) != workers*each {
+			t.Fatalf("listed %d", len(got))
+		}
+		for i, id := range got {
+			if want := record(workers*each - 1 - i).ID; id != want {
+				t.Fatalf("listed %s at %d, want %s", id, i, want)
+			}
+		}
+		for i := range workers * each {
+			if r, ok := s.Get(record(i).ID); !ok || asJSON(t, r) != asJSON(t, record(i)) {
+				t.Fatalf("record %d: %v", i, ok)
+			}
+		}
+	})
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,10 +43,20 @@ func binary(t *testing.T) string {
 }
 
 func TestMain(m *testing.M) {
+	// Every dragoman these tests start keeps its traces in a state folder
+	// of this run's, never the user's: $XDG_STATE_HOME wins over $HOME in
+	// trace.DefaultPath, and the children inherit it (os.Environ()).
+	state, err := os.MkdirTemp("", "dragoman-state-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("XDG_STATE_HOME", state)
 	code := m.Run()
 	if binPath != "" {
 		os.RemoveAll(filepath.Dir(binPath))
 	}
+	os.RemoveAll(state)
 	os.Exit(code)
 }
 

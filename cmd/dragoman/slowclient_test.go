@@ -77,3 +77,31 @@ func TestSlowClientsCutOff(t *testing.T) {
 		t.Errorf("slow body: got %q", got)
 	}
 }
+
+// A gateway these tests start keeps its traces in the run's own state
+// folder (TestMain's $XDG_STATE_HOME), not under the user's home.
+func TestServeTracesInTestState(t *testing.T) {
+	cmd := exec.Command(binary(t), "serve", "-listen", "127.0.0.1:0", "-no-discover", "-log-format", "off")
+	cmd.Env = os.Environ() // as the other tests start it: HOME is the user's
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if _, rest, ok := strings.Cut(sc.Text(), "(kept in "); ok {
+			go io.Copy(io.Discard, stderr)
+			where, _, _ := strings.Cut(rest, ";")
+			state := os.Getenv("XDG_STATE_HOME")
+			if state == "" || !strings.HasPrefix(where, state+string(os.PathSeparator)) {
+				t.Fatalf("the traces go to %s, not under the test's state folder %q", where, state)
+			}
+			return
+		}
+	}
+	t.Fatal("serve exited before it said where its traces go")
+}

@@ -21,12 +21,13 @@ import (
 // dragoman traces: the trace store dragoman serve writes, read from the
 // command line (read-only, while a gateway has it open too).
 
-const tracesUsage = `usage: dragoman traces list   [-db FILE | -config FILE] [filters] [-limit N] [-after CURSOR] [-json]
-       dragoman traces show   [-db FILE | -config FILE] [-json] ID
-       dragoman traces export [-db FILE | -config FILE] [filters] [-limit N] [-o FILE]
+const tracesUsage = `usage: dragoman traces list   [-db FILE|URL | -config FILE] [filters] [-limit N] [-after CURSOR] [-json]
+       dragoman traces show   [-db FILE|URL | -config FILE] [-json] ID
+       dragoman traces export [-db FILE|URL | -config FILE] [filters] [-limit N] [-o FILE]
 
-Reads the traces dragoman serve keeps (its trace store, an SQLite file), opened
-read-only: it works while a gateway writes the file.
+Reads the traces dragoman serve keeps (its trace store: an SQLite file, or a
+PostgreSQL database that several gateways share), opened read-only: it works
+while gateways write to it.
 
   list    the requests, the most recent first, as a table (-json: as
           GET /v1/dragoman/requests gives them); -limit a page (default 100),
@@ -36,8 +37,9 @@ read-only: it works while a gateway writes the file.
   export  the records, the most recent first, as JSON Lines (one record a
           line), to stdout or -o FILE: to attach to a bug report
 
-The file: -db, else the config's traces.db (-config), else
-$XDG_STATE_HOME/dragoman/traces.db, else ~/.local/state/dragoman/traces.db.
+The store: -db (a file, or postgres://user:password@host:5432/database), else
+the config's traces.db (-config), else $XDG_STATE_HOME/dragoman/traces.db, else
+~/.local/state/dragoman/traces.db.
 
 Filters (list and export):
   -model NAME        the model the client asked for
@@ -66,8 +68,8 @@ func runTraces(args []string, e *env) int {
 	sub := args[0]
 	fs := flag.NewFlagSet("traces "+sub, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	db := fs.String("db", "", "the trace store's file (default: the config's traces.db, else $XDG_STATE_HOME/dragoman/traces.db or ~/.local/state/dragoman/traces.db)")
-	configPath := fs.String("config", "", "a gateway config file whose traces.db names the file")
+	db := fs.String("db", "", "the trace store: a file, or a PostgreSQL URL (default: the config's traces.db, else $XDG_STATE_HOME/dragoman/traces.db or ~/.local/state/dragoman/traces.db)")
+	configPath := fs.String("config", "", "a gateway config file whose traces.db names the store")
 	var f traceFilters
 	var limit *int
 	var after *string
@@ -158,8 +160,8 @@ func runTraces(args []string, e *env) int {
 	return 0
 }
 
-// tracesPath is the store's file: -db, the config's traces.db, or the
-// default.
+// tracesPath is the store: -db, the config's traces.db, or the default
+// file.
 func tracesPath(db, configPath string, e *env) (string, error) {
 	if db != "" {
 		return db, nil
@@ -210,7 +212,7 @@ func (f traceFilters) query(now time.Time) (trace.Query, error) {
 	return q, nil
 }
 
-func listTraces(store *trace.SQLite, q trace.Query, asJSON bool, e *env, fail func(int, string, ...any) int) int {
+func listTraces(store *trace.DB, q trace.Query, asJSON bool, e *env, fail func(int, string, ...any) int) int {
 	p, err := store.List(q)
 	if err != nil {
 		return fail(1, "%v", err)
@@ -244,13 +246,13 @@ func listTraces(store *trace.SQLite, q trace.Query, asJSON bool, e *env, fail fu
 	return 0
 }
 
-func showTrace(store *trace.SQLite, id string, asJSON bool, e *env, fail func(int, string, ...any) int) int {
+func showTrace(store *trace.DB, id string, asJSON bool, e *env, fail func(int, string, ...any) int) int {
 	raw, err := store.Raw(id)
 	if err != nil {
 		return fail(1, "%v", err)
 	}
 	if raw == nil {
-		return fail(1, "no trace %s in %s", id, store.Path())
+		return fail(1, "no trace %s in %s", id, store.Where())
 	}
 	if asJSON {
 		var b bytes.Buffer
