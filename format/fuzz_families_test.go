@@ -28,6 +28,7 @@ func FuzzInternlm2(f *testing.F)            { fuzzFamily(f, "internlm2") }
 func FuzzKimiK2(f *testing.F)               { fuzzFamily(f, "kimi-k2") }
 func FuzzKimiK3(f *testing.F)               { fuzzFamily(f, "kimi-k3") }
 func FuzzLaguna(f *testing.F)               { fuzzFamily(f, "laguna") }
+func FuzzLmstudio(f *testing.F)             { fuzzFamily(f, "lmstudio") }
 func FuzzLfm2(f *testing.F)                 { fuzzFamily(f, "lfm2") }
 func FuzzLlama3Json(f *testing.F)           { fuzzFamily(f, "llama3-json") }
 func FuzzLongcat(f *testing.F)              { fuzzFamily(f, "longcat") }

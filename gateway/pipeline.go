@@ -394,6 +394,16 @@ func (x *exchange) startRelay(ctx context.Context) (backend.Stream, error) {
 	if f := x.rt.state.family; f != nil && len(req.Tools) > 0 {
 		x.parser = f.New(format.Options{Tools: req.Tools})
 	}
+	if x.rt.up.be.Kind() == backend.LMStudio && len(req.Tools) > 0 {
+		// LM Studio prompts a model it has no parser for with its own
+		// [TOOL_REQUEST] protocol, and returns such a call in the content
+		// when it cannot parse it: read those blocks too.
+		x.parser = format.WithLMStudioCalls(x.parser, format.Options{Tools: req.Tools})
+		if x.rec.Format == "" {
+			x.rec.Format = "lmstudio"
+		}
+		x.rec.Decide("LM Studio: calls left in the content are read in its [TOOL_REQUEST] protocol and, where the family is known, in the model's own markup")
+	}
 	s, err := x.rt.up.be.Chat(ctx, &req)
 	if err != nil {
 		return nil, upstreamFailure(err)
