@@ -9,7 +9,9 @@
 #   Ollama built from the Go module proxy (7-16 min the first time),
 #   the tokenizer reference vectors, llama.cpp's prebuilt libraries and the
 #   npm clients and coding-agent CLIs the end-to-end tests drive (ollama,
-#   openai, Codex CLI, Claude Code) from npm, Chromium from Debian. Outside CI a step that fails is reported and
+#   openai, Codex CLI, Claude Code) from npm, Chromium from Debian, and a
+#   PostgreSQL server of the run's own for the trace store's tests (Debian's,
+#   on loopback, stopped when the run ends). Outside CI a step that fails is reported and
 #   the tests that need it skip, each with its reason in the summary; with
 #   CI=true a failed step fails the run.
 #
@@ -42,7 +44,13 @@ ci=0
 [ "${CI:-}" = "true" ] && ci=1
 start=$(date +%s)
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+pgdir="" # the PostgreSQL server's cluster, once the set-up has started it
+cleanup() {
+  if [ -n "$pgdir" ]; then bash .ci/postgres.sh stop "$pgdir" >/dev/null 2>&1; rm -rf "$pgdir"; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM # through the EXIT trap: no server outlives the run
 skips="$work/skips"
 failed_setup=()
 
@@ -52,16 +60,22 @@ elapsed() { echo "$(( $(date +%s) - $1 ))s"; }
 say "== machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(go version | cut -d' ' -f3-4)"
 [ -d "$DRAGOMAN_SHARED" ] || say "warning: no shared corpus at $DRAGOMAN_SHARED: the conformance tests will skip (or fail, with CI=true)"
 
+# valid CHECK VALUE: `test CHECK VALUE`, or with CHECK -url, VALUE is a URL.
+valid() {
+  if [ "$1" = -url ]; then [[ "$2" =~ ^[a-z][a-z0-9+.-]*://[^[:space:]]+$ ]]; else test "$1" "$2"; fi
+}
+
 # step NAME VAR CHECK COMMAND...: runs COMMAND, whose last line of output is
-# the path to export as VAR, and keeps it when `test CHECK path` holds.
+# the path (or URL) to export as VAR, and keeps it when `valid CHECK path`
+# holds; a URL's password is not printed.
 step() {
   local name=$1 var=$2 check=$3; shift 3
   local t0; t0=$(date +%s)
   say "== set-up: $name"
   local out
-  if out=$("$@" 2> >(sed 's/^/   /' >&2)) && path=$(printf '%s\n' "$out" | tail -n 1) && [ -n "$path" ] && test "$check" "$path"; then
+  if out=$("$@" 2> >(sed 's/^/   /' >&2)) && path=$(printf '%s\n' "$out" | tail -n 1) && [ -n "$path" ] && valid "$check" "$path"; then
     export "$var=$path"
-    say "   $var=$path ($(elapsed "$t0"))"
+    say "   $var=$(printf '%s' "$path" | sed -E 's#(://[^:/@]*):[^@]*@#\1:xxxxx@#') ($(elapsed "$t0"))"
   else
     say "   FAILED after $(elapsed "$t0"): $name; the tests that need \$$var will skip (or fail with CI=true)"
     failed_setup+=("$name")
@@ -77,6 +91,8 @@ if [ "$setup" = 1 ]; then
   step "Chromium for the trace page's browser test (.ci/chromium.sh)" DRAGOMAN_CHROMIUM -x .ci/chromium.sh
   step "the npm clients the end-to-end tests drive: ollama, openai, the AI SDK, the Agents SDK (.ci/npmclients.sh)" DRAGOMAN_NPM_CLIENTS -d .ci/npmclients.sh
   step "the coding-agent CLIs the end-to-end tests drive: Codex CLI, Claude Code (.ci/agentclis.sh)" DRAGOMAN_AGENT_CLIS -d .ci/agentclis.sh
+  pgdir=$(mktemp -d /tmp/dragoman-postgres.XXXXXX)
+  step "PostgreSQL for the trace store's tests, Debian's, on loopback until the run ends (.ci/postgres.sh)" DRAGOMAN_POSTGRES -url bash .ci/postgres.sh start "$pgdir"
   python3 -c 'import jinja2' 2>/dev/null || say "warning: python3 with Jinja2 is missing: the differential tests against the reference renderer will skip"
   if [ "$ci" = 1 ] && [ ${#failed_setup[@]} -gt 0 ]; then
     say "set-up failed in CI: ${failed_setup[*]}"; exit 1
