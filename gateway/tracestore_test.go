@@ -8,6 +8,7 @@ import (
 	"html"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/dragoman-dev/dragoman/backend"
 	"github.com/dragoman-dev/dragoman/chat"
+	"github.com/dragoman-dev/dragoman/internal/pgtest"
 	"github.com/dragoman-dev/dragoman/trace"
 )
 
@@ -106,10 +108,21 @@ func fourRequests(t *testing.T, base string) []string {
 // A gateway on a store file keeps its traces across a restart: a new
 // server on the same file lists and serves them, byte for byte.
 func TestTraceStoreRestart(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "state", "dragoman", "traces.db")
+	t.Run("sqlite", func(t *testing.T) {
+		db := filepath.Join(t.TempDir(), "state", "dragoman", "traces.db")
+		testTraceStoreRestart(t, db, db)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		db := pgtest.Schema(t)
+		u, _ := url.Parse(db)
+		testTraceStoreRestart(t, db, u.Redacted()) // the password is not shown
+	})
+}
+
+func testTraceStoreRestart(t *testing.T, db, shown string) {
 	var log syncBuffer
 	s, base, closeFirst := storeGateway(t, Config{Traces: Traces{DB: db}}, &log, storeRuntime())
-	if where, failed := s.TraceStore(); where != db || failed != nil {
+	if where, failed := s.TraceStore(); where != shown || failed != nil {
 		t.Fatalf("store %s, %v", where, failed)
 	}
 	ids := fourRequests(t, base)
@@ -156,13 +169,17 @@ func TestTraceStoreRestart(t *testing.T) {
 	}
 }
 
-// Filters and paging over HTTP, on the ring and on the file.
+// Filters and paging over HTTP, on the ring, on the file and on
+// PostgreSQL.
 func TestTraceIndexFilters(t *testing.T) {
-	for _, store := range []string{"memory", "sqlite"} {
+	for _, store := range []string{"memory", "sqlite", "postgres"} {
 		t.Run(store, func(t *testing.T) {
 			cfg := Config{}
-			if store == "sqlite" {
+			switch store {
+			case "sqlite":
 				cfg.Traces.DB = filepath.Join(t.TempDir(), "traces.db")
+			case "postgres":
+				cfg.Traces.DB = pgtest.Schema(t)
 			}
 			var log syncBuffer
 			_, base, _ := storeGateway(t, cfg, &log, storeRuntime())
@@ -246,14 +263,24 @@ func TestTraceIndexFilters(t *testing.T) {
 	}
 }
 
-// A store file that cannot be written — its folder cannot be made, another
-// process holds it locked — keeps the traces in memory: every request
-// answered, its trace served, one warning at the log.
+// A store that cannot be written — its folder cannot be made, another
+// process holds it locked, the PostgreSQL server refuses the connection —
+// keeps the traces in memory: every request answered, its trace served,
+// one warning at the log.
 func TestTraceStoreDegrades(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		setup func(t *testing.T) (path string, cfg Traces)
 	}{
+		{"postgres refused", func(t *testing.T) (string, Traces) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			addr := ln.Addr().String()
+			ln.Close() // nothing listens there now
+			return "postgres://dragoman:pw@" + addr + "/traces?sslmode=disable", Traces{}
+		}},
 		{"no folder", func(t *testing.T) (string, Traces) {
 			file := filepath.Join(t.TempDir(), "file")
 			if err := os.WriteFile(file, []byte("not a folder"), 0o644); err != nil {

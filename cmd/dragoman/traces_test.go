@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/dragoman-dev/dragoman/gateway"
+	"github.com/dragoman-dev/dragoman/internal/pgtest"
 )
 
 // chatRuntime is an OpenAI-compatible runtime serving "alpha" and "beta",
@@ -45,11 +46,37 @@ func runIn(t *testing.T, vars map[string]string, args ...string) result {
 	return result{out.String(), errb.String(), status}
 }
 
-// dragoman traces list, show and export read the file a gateway writes,
-// while it has the file open and after it closed it.
+// dragoman traces list, show and export read the store a gateway writes,
+// while it has it open and after it closed it: the default file (found
+// through $XDG_STATE_HOME, or -db), and a PostgreSQL database (-db URL, or
+// a config whose traces.db is the URL).
 func TestTracesCommand(t *testing.T) {
 	state := t.TempDir()
-	db := filepath.Join(state, "dragoman", "traces.db")
+	t.Run("sqlite", func(t *testing.T) {
+		testTracesCommand(t, filepath.Join(state, "dragoman", "traces.db"), map[string]string{"XDG_STATE_HOME": state}, nil)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		db := pgtest.Schema(t)
+		cfg := write(t, t.TempDir(), "dragoman.json", `{"traces": {"db": "`+db+`"}}`)
+		testTracesCommand(t, db, nil, []string{"-config", cfg})
+	})
+	if r := runIn(t, nil, "traces", "list", "-db", filepath.Join(state, "none.db")); r.status != 1 || !strings.Contains(r.stderr, "no trace store at") {
+		t.Errorf("a missing file: %d %s", r.status, r.stderr)
+	}
+	if r := runIn(t, nil, "traces", "-h"); r.status != 0 || !strings.Contains(r.stdout, "dragoman traces export") {
+		t.Errorf("-h: %d %s", r.status, r.stdout)
+	}
+	if r := runIn(t, nil, "traces", "frobnicate"); r.status != 2 {
+		t.Errorf("an unknown subcommand: %d", r.status)
+	}
+}
+
+// testTracesCommand runs the commands on the store db (a file or a URL),
+// found by default through env, or by the flags where.
+func testTracesCommand(t *testing.T, db string, env map[string]string, where []string) {
+	tr := func(sub string, args ...string) []string {
+		return append(append([]string{"traces", sub}, where...), args...)
+	}
 	srv, err := gateway.New(gateway.Config{NoDiscover: true, Traces: gateway.Traces{DB: db},
 		Upstreams: []gateway.Upstream{{Name: "fake", URL: chatRuntime(t), Kind: "openai"}}}, gateway.Hooks{})
 	if err != nil {
@@ -78,11 +105,9 @@ func TestTracesCommand(t *testing.T) {
 		resp.Body.Close()
 		want[id] = strings.TrimSpace(string(b))
 	}
-	env := map[string]string{"XDG_STATE_HOME": state}
-
 	check := func(t *testing.T) {
-		// The default file, found through $XDG_STATE_HOME.
-		r := runIn(t, env, "traces", "list")
+		// The default file, found through $XDG_STATE_HOME (or -config).
+		r := runIn(t, env, tr("list")...)
 		lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 		if r.status != 0 || len(lines) != 5 || !strings.HasPrefix(lines[0], "ID ") || !strings.HasPrefix(lines[1], ids[3]+" ") ||
 			!strings.Contains(lines[1], " 404 ") || !strings.HasPrefix(lines[4], ids[0]+" ") || !strings.Contains(lines[4], " alpha ") || !strings.Contains(lines[4], " fake ") {
@@ -102,30 +127,30 @@ func TestTracesCommand(t *testing.T) {
 		if err := json.Unmarshal([]byte(r.stdout), &page); err != nil || len(page.Requests) != 1 || page.Requests[0].ID != ids[0] || page.Next != "" {
 			t.Fatalf("second page: %v %s %s", err, r.stdout, r.stderr)
 		}
-		r = runIn(t, env, "traces", "list", "-status", "4xx")
+		r = runIn(t, env, tr("list", "-status", "4xx")...)
 		if !strings.Contains(r.stdout, ids[3]) || strings.Contains(r.stdout, ids[0]) {
 			t.Errorf("list -status 4xx:\n%s", r.stdout)
 		}
 
 		// show: the record as the gateway serves it, or a summary.
-		r = runIn(t, env, "traces", "show", "-json", ids[1])
+		r = runIn(t, env, tr("show", "-json", ids[1])...)
 		var got, exp any
 		if r.status != 0 || json.Unmarshal([]byte(r.stdout), &got) != nil || json.Unmarshal([]byte(want[ids[1]]), &exp) != nil || !jsonEqual(got, exp) {
 			t.Errorf("show -json: %d\n%s\nwant\n%s\n%s", r.status, r.stdout, want[ids[1]], r.stderr)
 		}
-		r = runIn(t, env, "traces", "show", ids[1])
+		r = runIn(t, env, tr("show", ids[1])...)
 		for _, s := range []string{"id:             " + ids[1], "model:          beta", "status:         200", "completion:\nSunny <b>today</b>."} {
 			if !strings.Contains(r.stdout, s) {
 				t.Errorf("show lacks %q:\n%s", s, r.stdout)
 			}
 		}
-		if r := runIn(t, env, "traces", "show", "chatcmpl-nosuch"); r.status != 1 || !strings.Contains(r.stderr, "no trace chatcmpl-nosuch") {
+		if r := runIn(t, env, tr("show", "chatcmpl-nosuch")...); r.status != 1 || !strings.Contains(r.stderr, "no trace chatcmpl-nosuch") {
 			t.Errorf("show of a missing id: %d %s", r.status, r.stderr)
 		}
 
 		// export: JSON Lines, each line the record the gateway serves.
 		out := filepath.Join(t.TempDir(), "bug.jsonl")
-		r = runIn(t, env, "traces", "export", "-o", out)
+		r = runIn(t, env, tr("export", "-o", out)...)
 		f, err := os.Open(out)
 		if r.status != 0 || err != nil {
 			t.Fatalf("export: %d %v %s", r.status, err, r.stderr)
@@ -150,7 +175,7 @@ func TestTracesCommand(t *testing.T) {
 		if n != 4 {
 			t.Errorf("%d lines", n)
 		}
-		r = runIn(t, env, "traces", "export", "-model", "beta")
+		r = runIn(t, env, tr("export", "-model", "beta")...)
 		if strings.Count(r.stdout, "\n") != 1 || !strings.Contains(r.stdout, ids[1]) {
 			t.Errorf("export -model beta:\n%s", r.stdout)
 		}
@@ -161,16 +186,6 @@ func TestTracesCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("after it stopped", check)
-
-	if r := runIn(t, nil, "traces", "list", "-db", filepath.Join(state, "none.db")); r.status != 1 || !strings.Contains(r.stderr, "no trace store at") {
-		t.Errorf("a missing file: %d %s", r.status, r.stderr)
-	}
-	if r := runIn(t, nil, "traces", "-h"); r.status != 0 || !strings.Contains(r.stdout, "dragoman traces export") {
-		t.Errorf("-h: %d %s", r.status, r.stdout)
-	}
-	if r := runIn(t, nil, "traces", "frobnicate"); r.status != 2 {
-		t.Errorf("an unknown subcommand: %d", r.status)
-	}
 }
 
 func jsonEqual(a, b any) bool {
