@@ -46,6 +46,10 @@ Writes in --out DIR:
                  bootstrap interval of the difference, per category and
                  overall, and a verdict naming the loser's commonest cause
   summary.md     the same, short, in Markdown (also printed on stdout)
+  summary.html   one self-contained page: the tables, a chart of each
+                 side's accuracy with its interval and of its failures by
+                 cause, and every failed item's prompt, raw completion and
+                 parsed calls, its sides side by side, linked from the lists
 A rerun with the same DIR asks only what results.jsonl lacks: an
 interrupted run (Ctrl-C) resumes. A progress line with each side's running
 score goes to stderr.
@@ -126,9 +130,13 @@ func runBench(args []string, e *env) int {
 	if err := bench.WriteSummary(*out, sum); err != nil {
 		return fail(1, "%v", err)
 	}
+	if err := bench.WriteReport(*out, sum, items, sides, recs); err != nil {
+		return fail(1, "%v", err)
+	}
 	fmt.Fprint(e.stdout, sum.Markdown())
-	fmt.Fprintf(e.stderr, "dragoman bench: wrote %s, %s, %s and %s\n", filepath.Join(*out, bench.ResultsFile),
-		filepath.Join(*out, bench.TracesFile), filepath.Join(*out, bench.SummaryFile), filepath.Join(*out, bench.MarkdownFile))
+	fmt.Fprintf(e.stderr, "dragoman bench: wrote %s, %s, %s, %s and %s\n", filepath.Join(*out, bench.ResultsFile),
+		filepath.Join(*out, bench.TracesFile), filepath.Join(*out, bench.SummaryFile), filepath.Join(*out, bench.MarkdownFile),
+		filepath.Join(*out, bench.ReportFile))
 	if runErr != nil {
 		return fail(1, "interrupted after %d of %d answers: run the same command again to resume", len(recs), len(items)*len(sides))
 	}

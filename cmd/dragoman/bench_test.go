@@ -79,7 +79,7 @@ func TestBenchCommand(t *testing.T) {
 	if err != nil || json.Unmarshal(data, &sum) != nil || sum.Items != 4 || len(sum.Sides) != 2 || len(sum.Pairs) != 1 {
 		t.Errorf("summary.json: %v %s", err, data)
 	}
-	for _, f := range []string{"results.jsonl", "traces.jsonl", "summary.md"} {
+	for _, f := range []string{"results.jsonl", "traces.jsonl", "summary.md", "summary.html"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}
