@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/dragoman-dev/dragoman/chat"
 )
@@ -191,6 +192,35 @@ type Stream interface {
 // that an answer can say so from its start (Anthropic's message_start).
 type PromptCounter interface {
 	PromptTokens() int
+}
+
+// ModelStatus is where one of a runtime's models stands in memory, for a
+// runtime that loads and unloads its models itself (the embedded engine):
+// what /v1/models and Ollama's /api/ps report.
+type ModelStatus struct {
+	ID string
+	// Loaded is true while the weights are in memory, Loading while they
+	// are being read.
+	Loaded, Loading bool
+	// ContextLength and Slots are the context a load makes and how many
+	// conversations it keeps cached (known before the load).
+	ContextLength, Slots int
+	// Size is the memory the model takes loaded, in bytes: the weights and
+	// the KV cache while it is held (an estimate when not loaded).
+	Size int64
+	// KVResident is false while an idle model's KV cache is freed.
+	KVResident bool
+	// Running is how many requests it is decoding.
+	Running int
+	// ExpiresAt is when an idle loaded model will be unloaded; zero when
+	// it never will be (or is not loaded).
+	ExpiresAt time.Time
+}
+
+// StatusReporter is a runtime that reports its models' state in memory
+// (ModelStatus), read on each listing rather than cached.
+type StatusReporter interface {
+	ModelStatus() []ModelStatus
 }
 
 // Error is an error the runtime answered with.

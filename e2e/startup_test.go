@@ -64,11 +64,29 @@ func TestServeStartupAndRequestLines(t *testing.T) {
 	model := filepath.Join(fixtures.Require(t), "models", "tiny-qwen3-toolcall.gguf")
 	for _, format := range []string{"text", "json"} {
 		t.Run(format, func(t *testing.T) {
-			lines := serveLines(t, "-no-discover", "-model", model, "-threads", "1", "-log-format", format)
-			// The model named with its file and size before it loads, then
-			// what it was loaded with, and why: the context, threads, slots.
-			awaitLine(t, lines, "loading tiny-qwen3-toolcall ("+model+", ")
-			awaitLine(t, lines, "model tiny-qwen3-toolcall loaded", "context 2048 tokens: the model's trained context", "1 threads: -threads", "4 slots")
+			// Text: the model loaded by its first request (the default);
+			// JSON: at start (-preload).
+			args := []string{"-no-discover", "-model", model, "-threads", "1", "-log-format", format}
+			if format == "json" {
+				args = append(args, "-preload")
+			}
+			lines := serveLines(t, args...)
+			loadLines := func() {
+				// The model named with its file and size as it loads, then
+				// the time it took.
+				awaitLine(t, lines, "loading tiny-qwen3-toolcall ("+model+", ", "with its KV cache)")
+				awaitLine(t, lines, "model tiny-qwen3-toolcall loaded in ", "with its KV cache)")
+			}
+			how := "checked, loaded in this process on its first request"
+			policy := "models are loaded on their first request"
+			if format == "json" {
+				loadLines()
+				how, policy = "loaded in this process", "models are loaded at start (-preload)"
+			}
+			// What a load makes, and why: the context, threads, slots; then
+			// the lifecycle's policy.
+			awaitLine(t, lines, "model tiny-qwen3-toolcall "+how, "context 2048 tokens: the model's trained context", "1 threads: -threads", "4 slots")
+			awaitLine(t, lines, policy, "stay loaded until serve stops", "no memory budget")
 			l, _ := awaitLine(t, lines, "serving", "on http://")
 			_, rest, _ := strings.Cut(l, "on http://")
 			base := "http://" + strings.Fields(rest)[0]
@@ -77,6 +95,9 @@ func TestServeStartupAndRequestLines(t *testing.T) {
 			resp, err := cl.Chat.Completions.New(context.Background(), weatherParams("tiny-qwen3-toolcall"))
 			if err != nil {
 				t.Fatal(err)
+			}
+			if format == "text" {
+				loadLines() // the first request loaded it, and was answered
 			}
 			l, _ = awaitLine(t, lines, resp.ID)
 			if format == "json" {

@@ -186,6 +186,17 @@ type Engine struct {
 	// IdleRelease frees a model's context (its KV cache) after that long
 	// without a request; the next request makes it again. 0 never does.
 	IdleRelease Duration `json:"idle_release,omitempty"`
+	// Preload loads every model at start; without it each is loaded by
+	// its first request (its header and vocabulary are read at start).
+	Preload bool `json:"preload,omitempty"`
+	// KeepAlive unloads a model (weights and context) after that long
+	// without a request; the next request loads it again. 0 never does.
+	KeepAlive Duration `json:"keep_alive,omitempty"`
+	// MemoryBudget bounds what the loaded models hold together (weights
+	// and KV caches), as bytes or with a unit ("24GiB"): loading one that
+	// would exceed it unloads the least recently used idle ones first.
+	// Empty sets no bound.
+	MemoryBudget string `json:"memory_budget,omitempty"`
 	// LlamaLib is the folder holding llama.cpp's libraries; empty searches
 	// the usual places. Relative to the config file's folder.
 	LlamaLib string `json:"llama_lib,omitempty"`

@@ -417,6 +417,8 @@ type ollamaModel struct {
 	Details    ollamaModelDetails `json:"details"`
 	ExpiresAt  string             `json:"expires_at,omitempty"`
 	SizeVRAM   *int64             `json:"size_vram,omitempty"`
+	// ContextLength is /api/ps's: the context the model was loaded with.
+	ContextLength int `json:"context_length,omitempty"`
 }
 
 type ollamaModelDetails struct {
@@ -433,8 +435,10 @@ func (s *Server) handleOllamaTags(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"models": s.ollamaModels(r, false)})
 }
 
-// handleOllamaPS lists the models the runtimes serve (GET /api/ps): Dragoman
-// does not load or unload them, so they are all reported as running.
+// handleOllamaPS lists the models loaded (GET /api/ps): those of the
+// runtimes that report their state (the embedded engine) that are loaded,
+// with their size in memory, context and expiry; the other runtimes' models
+// are all reported as running (Dragoman does not load or unload them).
 func (s *Server) handleOllamaPS(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"models": s.ollamaModels(r, true)})
 }
@@ -447,6 +451,15 @@ func (s *Server) ollamaModels(r *http.Request, running bool) []ollamaModel {
 		if running {
 			zero := int64(0)
 			om.ExpiresAt, om.SizeVRAM = time.Now().Add(24*time.Hour).UTC().Format(time.RFC3339), &zero
+			if st := m.Status; st != nil {
+				if st.State != "loaded" {
+					continue
+				}
+				om.Size, om.ContextLength, om.ExpiresAt = st.Size, st.ContextLength, st.ExpiresAt // CPU only: size_vram 0
+				if om.ExpiresAt == "" {
+					om.ExpiresAt = forever()
+				}
+			}
 		}
 		out = append(out, om)
 	}

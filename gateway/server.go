@@ -430,6 +430,9 @@ type openAIModel struct {
 	Object  string `json:"object"`
 	Created int64  `json:"created"`
 	OwnedBy string `json:"owned_by"`
+	// Status is where a model of a runtime that loads its own stands
+	// (modelstatus.go); absent for the others.
+	Status *modelStatus `json:"status,omitempty"`
 }
 
 // modelList is every model of every upstream, then the aliases; an upstream
@@ -438,10 +441,11 @@ func (s *Server) modelList(ctx context.Context) []openAIModel {
 	out := []openAIModel{}
 	seen := map[string]bool{}
 	for _, u := range s.upstreams(ctx) {
+		st := statuses(u.be)
 		for _, m := range s.models(ctx, u) {
 			if !seen[m.ID] {
 				seen[m.ID] = true
-				out = append(out, openAIModel{ID: m.ID, Object: "model", OwnedBy: string(u.be.Kind())})
+				out = append(out, openAIModel{ID: m.ID, Object: "model", OwnedBy: string(u.be.Kind()), Status: st[m.ID]})
 			}
 		}
 	}

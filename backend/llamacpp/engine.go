@@ -93,18 +93,36 @@ type Options struct {
 	// IdleRelease, when above 0, frees a model's context (its KV cache,
 	// the memory that grows with the context) after that long without a
 	// request; the next request makes it again, its slots empty
-	// (release.go). The weights stay mapped. 0 keeps it for ever.
+	// (release.go). The weights stay loaded (KeepAlive unloads them). 0
+	// keeps it for ever.
 	IdleRelease time.Duration
+	// KeepAlive, when above 0, unloads a model (its weights and its
+	// context) after that long without a request; the next request loads
+	// it again (lifecycle.go). 0 keeps a loaded model loaded.
+	KeepAlive time.Duration
+	// MemoryBudget, when above 0, bounds the memory the loaded models hold
+	// together (weights and KV caches, in bytes): loading one that would
+	// exceed it first unloads the least recently used idle ones, and waits
+	// while the others run requests. 0 sets no bound.
+	MemoryBudget int64
+	// Preload loads every model in New, as before models were loaded on
+	// first use; New then fails on a model llama.cpp cannot load.
+	Preload bool
+	// OnLoad, when set, is told of each load (start, progress, end or
+	// failure) and unload, on the goroutine doing it: it must not block.
+	OnLoad func(LoadEvent)
 }
 
 // flashAttnTypes are FlashAttention's values as llama.cpp's enum
 // llama_flash_attn_type.
 var flashAttnTypes = map[string]int32{"": -1, "auto": -1, "off": 0, "on": 1}
 
-// Engine is the embedded runtime: the models given to New, loaded.
+// Engine is the embedded runtime: the models given to New, each loaded on
+// its first request (lifecycle.go).
 type Engine struct {
 	models []*model
 	byID   map[string]*model
+	pool   *pool
 	// threads and slots are each model's, defaults filled in;
 	// threadsWhy says where threads came from.
 	threads, slots int
@@ -133,7 +151,7 @@ type Sizing struct {
 	CacheType  string
 }
 
-// Sizings are the loaded models' sizes, in the order given.
+// Sizings are the models' sizes (what a load makes), in the order given.
 func (e *Engine) Sizings() []Sizing {
 	out := make([]Sizing, len(e.models))
 	for i, m := range e.models {
@@ -148,7 +166,10 @@ var _ backend.Backend = (*Engine)(nil)
 var ErrNoChat = errors.New("the embedded engine has no chat API: it serves own mode only, which needs the model's chat template " +
 	"(the GGUF's tokenizer.chat_template, or a template configured for the upstream)")
 
-// New loads the libraries and every model. Errors say which file and why.
+// New loads the libraries and reads every model's header and vocabulary,
+// so that a file that is not a model fails here; the weights are loaded on
+// each model's first request, or here with Options.Preload. Errors say which
+// file and why.
 func New(opts Options) (*Engine, error) {
 	if len(opts.Models) == 0 {
 		return nil, errors.New("no model given")
@@ -162,8 +183,8 @@ func New(opts Options) (*Engine, error) {
 	if opts.Slots == 0 {
 		opts.Slots = DefaultSlots
 	}
-	if opts.KVBudget < 0 || opts.Batch < 0 || opts.Ubatch < 0 {
-		return nil, errors.New("the KV budget and the batch sizes must not be negative")
+	if opts.KVBudget < 0 || opts.Batch < 0 || opts.Ubatch < 0 || opts.MemoryBudget < 0 || opts.KeepAlive < 0 || opts.IdleRelease < 0 {
+		return nil, errors.New("the budgets, the batch sizes, the keep-alive and the idle release must not be negative")
 	}
 	if _, ok := flashAttnTypes[opts.FlashAttention]; !ok {
 		return nil, fmt.Errorf("flash attention %q: want auto, on or off", opts.FlashAttention)
@@ -184,7 +205,7 @@ func New(opts Options) (*Engine, error) {
 	if opts.Threads == 0 {
 		opts.Threads, threadsWhy = defaultThreads()
 	}
-	e := &Engine{byID: map[string]*model{}, threads: opts.Threads, slots: opts.Slots, threadsWhy: threadsWhy}
+	e := &Engine{byID: map[string]*model{}, threads: opts.Threads, slots: opts.Slots, threadsWhy: threadsWhy, pool: newPool(opts.MemoryBudget)}
 	for _, p := range opts.Models {
 		id := ModelID(p)
 		if n := opts.Names[p]; n != "" {
@@ -200,14 +221,21 @@ func New(opts Options) (*Engine, error) {
 		if err != nil {
 			return nil, fmt.Errorf("model %s: %w", p, err)
 		}
-		e.byID[id] = &model{id: id, path: p, meta: g, noReuse: opts.NoPromptReuse, seed: opts.Seed}
+		e.byID[id] = &model{id: id, path: p, meta: g, noReuse: opts.NoPromptReuse, seed: opts.Seed, pool: e.pool}
 		e.models = append(e.models, e.byID[id])
 	}
 	if err := Load(opts.LibDir); err != nil {
 		return nil, err
 	}
 	for _, m := range e.models {
-		if err := m.load(opts); err != nil {
+		m.peers = e.models
+		if err := m.open(opts); err != nil {
+			e.Close()
+			return nil, err
+		}
+	}
+	if opts.Preload {
+		if err := e.preload(); err != nil {
 			e.Close()
 			return nil, err
 		}
@@ -226,6 +254,8 @@ func ModelID(path string) string {
 }
 
 // Close frees the models, waiting for running generations to end.
+// (A load waiting for memory that another model holds gives up once its
+// own model closes; the models close in order.)
 func (e *Engine) Close() error {
 	for _, m := range e.models {
 		m.free()
@@ -242,7 +272,7 @@ func (e *Engine) BaseURL() string { return "inprocess://llama.cpp" }
 // CanComplete is true: the engine takes raw prompts only.
 func (e *Engine) CanComplete() bool { return true }
 
-// Models lists the loaded models with their context size.
+// Models lists the models, loaded or not, with the context a load makes.
 func (e *Engine) Models(ctx context.Context) ([]backend.Model, error) {
 	out := make([]backend.Model, 0, len(e.models))
 	for _, m := range e.models {
@@ -252,7 +282,7 @@ func (e *Engine) Models(ctx context.Context) ([]backend.Model, error) {
 }
 
 // ModelInfo reports the GGUF's chat template, the vocabulary's BOS and EOS
-// and the context size in use.
+// and the context size in use: all known without the weights.
 func (e *Engine) ModelInfo(ctx context.Context, id string) (backend.ModelInfo, error) {
 	m, err := e.model(id)
 	if err != nil {
@@ -286,7 +316,7 @@ func (e *Engine) model(id string) (*model, error) {
 		for i, m := range e.models {
 			ids[i] = m.id
 		}
-		return nil, &backend.Error{Kind: backend.Embedded, Status: 404, Message: fmt.Sprintf("model %q is not loaded; loaded: %s", id, strings.Join(ids, ", "))}
+		return nil, &backend.Error{Kind: backend.Embedded, Status: 404, Message: fmt.Sprintf("model %q is not served here; served: %s", id, strings.Join(ids, ", "))}
 	}
 	return m, nil
 }

@@ -399,7 +399,7 @@ func TestUnloadableModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = New(Options{LibDir: dir, Models: []string{cut}})
-	if err == nil || !strings.Contains(err.Error(), cut) || !strings.Contains(err.Error(), "llama.cpp could not load it") {
+	if err == nil || !strings.Contains(err.Error(), cut) || !strings.Contains(err.Error(), "llama.cpp could not read it") {
 		t.Fatalf("truncated: %v", err)
 	}
 	t.Log(err)

@@ -230,6 +230,21 @@ func logCallback() uintptr {
 	return logCB
 }
 
+var (
+	progressCBOnce sync.Once
+	progressCB     uintptr
+)
+
+// progressCallback is the C function pointer of onProgress, llama.cpp's
+// llama_progress_callback (bool (*)(float progress, void *user_data)),
+// called while a model's tensors are read, on the loading thread.
+func progressCallback() uintptr {
+	progressCBOnce.Do(func() {
+		progressCB = purego.NewCallback(onProgress)
+	})
+	return progressCB
+}
+
 // goString copies a NUL-terminated C string.
 func goString(p *byte) string {
 	if p == nil {

@@ -18,4 +18,5 @@ func modelLoadFromFile(path string, p modelParams) llamaModel  { panic("not reac
 func initFromModel(m llamaModel, p contextParams) llamaContext { panic("not reached") }
 func decode(c llamaContext, b *batch) int32                    { panic("not reached") }
 func batchFree(b batch)                                        { panic("not reached") }
+func progressCallback() uintptr                                { panic("not reached") }
 func cString(s string) []byte                                  { return append([]byte(s), 0) }

@@ -21,6 +21,11 @@ type model struct {
 	id, path string
 	meta     *template.GGUF
 
+	// vm is the vocabulary-only model (open), which stays for the
+	// engine's life: prompts are tokenized, and pieces and grammars made,
+	// with its vocabulary. m is the whole model, not 0 while its weights
+	// are loaded (lifecycle.go), and lctx its context.
+	vm     llamaModel
 	m      llamaModel
 	lctx   llamaContext
 	vocab  llamaVocab
@@ -59,28 +64,54 @@ type model struct {
 	idleRelease time.Duration
 	released    atomic.Bool
 	releases    atomic.Int64
-	// sizing is how the context was made (Engine.Sizings).
-	sizing   Sizing
+	// sizing is how the context is made (Engine.Sizings).
+	sizing Sizing
+	// The lifecycle (lifecycle.go): the engine's pool and the models
+	// sharing it (peers, this one among them), this model's account in it
+	// (life, under pool.mu), the file's size, KeepAlive, the OnLoad hook,
+	// the progress callback's number for it, and the loads and unloads
+	// counted (tests).
+	pool       *pool
+	peers      []*model
+	life       life
+	fileSize   int64
+	keepAlive  time.Duration
+	onLoad     func(LoadEvent)
+	progressID uintptr
+	loads      atomic.Int64
+	unloads    atomic.Int64
+	// queued, set by tests, is sent a value by each request about to
+	// queue for the scheduler (the tests' way to know that requests wait
+	// behind a load without timing it).
+	queued   atomic.Pointer[chan struct{}]
 	freeOnce sync.Once
 }
 
-func (m *model) load(opts Options) error {
+// open reads the model's vocabulary and hyperparameters (llama.cpp's
+// vocab_only load: no tensors) and settles what a load will make: the
+// context's size and parameters, the slots, BOS and EOS (lifecycle.go). The
+// weights are loaded by the scheduler for the first request, or by preload.
+func (m *model) open(opts Options) error {
 	slots := opts.Slots
 	takeProblems()
 	mp := llamaModelDefaultParams()
 	mp.nGPULayers = 0 // the npm package's libraries are CPU-only
-	m.m = modelLoadFromFile(m.path, mp)
-	if m.m == 0 {
-		return fmt.Errorf("model %s: llama.cpp could not load it: %s", m.path, orUnknown(takeProblems()))
+	mp.vocabOnly = true
+	m.vm = modelLoadFromFile(m.path, mp)
+	if m.vm == 0 {
+		return fmt.Errorf("model %s: llama.cpp could not read it: %s", m.path, orUnknown(takeProblems()))
 	}
 	fail := func(err error) error {
-		llamaModelFree(m.m)
-		m.m = 0
+		llamaModelFree(m.vm)
+		m.vm = 0
 		return err
 	}
 	ctxSize, why := opts.ContextSize, "-ctx"
 	perToken, perErr := kvBytesPerToken(m.meta, opts.CacheType)
-	train := int(llamaModelNCtxTrain(m.m))
+	// The trained context from the header: a vocab_only load leaves the
+	// hyperparameters unread (llama_model_n_ctx_train is 0 then);
+	// loadWeights checks llama.cpp reads the same.
+	train := trainedContext(m.meta)
 	m.train = train
 	switch {
 	case train > 0 && ctxSize > train:
@@ -110,35 +141,21 @@ func (m *model) load(opts Options) error {
 	if opts.Ubatch > 0 {
 		cp.nUbatch = uint32(opts.Ubatch)
 	}
-	m.cp, m.idleRelease = cp, opts.IdleRelease
-	m.lctx = initFromModel(m.m, cp)
-	if m.lctx == 0 {
-		return fail(fmt.Errorf("model %s: llama.cpp could not make a context of %d tokens with %d slots: %s", m.path, ctxSize, slots, orUnknown(takeProblems())))
-	}
-	m.vocab = llamaModelGetVocab(m.m)
-	m.nCtx = int(llamaNCtx(m.lctx))
-	m.nBatch = int(llamaNBatch(m.lctx))
-	m.nUbatch = min(int(llamaNUbatch(m.lctx)), m.nBatch)
-	// What llama.cpp made of the parameters: each sequence may use the whole
-	// context only if the KV cache is unified (with a split one each gets
-	// n_ctx/n_seq_max), and the slots are sequences 0 to slots-1.
-	if seq, nSeq := int(llamaNCtxSeq(m.lctx)), int(llamaNSeqMax(m.lctx)); seq != m.nCtx || nSeq != slots {
-		m.free()
-		return fmt.Errorf("model %s: llama.cpp made a context of %d sequences of %d tokens each, asked for %d sharing %d: "+
-			"its llama_context_params do not match the binding's (is this llama.cpp %s?)", m.path, nSeq, seq, slots, m.nCtx, LlamaVersion)
-	}
+	m.cp, m.idleRelease, m.keepAlive, m.onLoad = cp, opts.IdleRelease, opts.KeepAlive, opts.OnLoad
+	// What llama.cpp will make of them (llama_context's constructor): a
+	// causal model's n_batch at most the context, n_ubatch at most n_batch;
+	// loadWeights checks it did.
+	m.nCtx = ctxSize
+	m.nBatch = min(int(cp.nBatch), ctxSize)
+	m.nUbatch = min(int(cp.nUbatch), m.nBatch)
+	m.vocab = llamaModelGetVocab(m.vm)
 	fa := opts.FlashAttention
 	if fa == "" {
 		fa = "auto"
 	}
 	m.sizing = Sizing{ID: m.id, Context: m.nCtx, KVPerToken: perToken, ContextWhy: why, Batch: m.nBatch, Ubatch: m.nUbatch,
 		FlashAttn: fa, CacheType: opts.CacheType}
-	m.canCopy = !llamaModelIsRecurrent(m.m) && !llamaModelIsHybrid(m.m)
-	m.batch = llamaBatchInit(int32(m.nBatch), 0, 1)
-	if m.batch.token == nil || m.batch.seqID == nil {
-		m.free()
-		return fmt.Errorf("model %s: llama_batch_init of %d tokens failed", m.path, m.nBatch)
-	}
+	m.fileSize = fileSizeOf(m.path)
 	m.slots = make([]*slot, slots)
 	for i := range m.slots {
 		m.slots[i] = &slot{seq: int32(i)}
@@ -150,8 +167,16 @@ func (m *model) load(opts Options) error {
 	if t := llamaVocabEOS(m.vocab); t >= 0 {
 		m.eos = string(m.piece(t, nil))
 	}
+	registerProgress(m)
 	m.startScheduler()
 	return nil
+}
+
+// trainedContext is <arch>.context_length from the header; 0 when absent.
+func trainedContext(g *template.GGUF) int {
+	arch, _ := g.String("general.architecture")
+	n, _ := g.Int(arch + ".context_length")
+	return int(max(n, 0))
 }
 
 func orUnknown(s string) string {
@@ -161,24 +186,25 @@ func orUnknown(s string) string {
 	return s
 }
 
-// free releases the context and the model once the running requests
-// have ended: the scheduler takes no more and returns after the last.
+// free releases the context, the weights and the vocabulary once the
+// running requests have ended: the scheduler takes no more and returns
+// after the last.
 func (m *model) free() {
 	m.freeOnce.Do(func() {
 		if m.done != nil {
 			close(m.quit)
 			<-m.done
 		}
-		if m.batch.token != nil {
-			batchFree(m.batch)
-			m.batch = batch{}
-		}
-		if m.lctx != 0 {
-			llamaFree(m.lctx)
-		}
+		m.freeContext()
 		if m.m != 0 {
 			llamaModelFree(m.m)
+			m.m = 0
 		}
+		if m.vm != 0 {
+			llamaModelFree(m.vm)
+			m.vm = 0
+		}
+		unregisterProgress(m)
 	})
 }
 
@@ -238,6 +264,9 @@ func (m *model) complete(ctx context.Context, req backend.CompleteRequest) (back
 	}
 	s := &seq{ctx: ctx, req: req, gbnf: gbnf, patterns: patterns, prompt: tokens, started: make(chan error, 1), out: make(chan event, streamBuffer),
 		maxTokens: m.answerRoom(len(tokens), req.MaxTokens), stops: nonEmpty(req.Stop), stopAt: -1}
+	if c := m.queued.Load(); c != nil {
+		*c <- struct{}{} // tests: this request is about to wait for the scheduler
+	}
 	select {
 	case m.submit <- s:
 	case <-ctx.Done():

@@ -10,11 +10,14 @@ package llamacpp
 // goroutine, the context's only user; requests' goroutines use only the
 // vocabulary, which belongs to the model and stays.
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+)
 
 // releaseKV frees the context and the batch; only when nothing runs.
 func (m *model) releaseKV() {
-	if m.released.Load() || len(m.active) > 0 {
+	if m.released.Load() || len(m.active) > 0 || m.lctx == 0 {
 		return
 	}
 	if m.batch.token != nil {
@@ -30,31 +33,42 @@ func (m *model) releaseKV() {
 	}
 	m.released.Store(true)
 	m.releases.Add(1)
+	m.pool.give(m, m.kvHeld()) // the weights stay counted
 }
 
-// restoreKV makes the context and the batch again.
-func (m *model) restoreKV() error {
+// restoreKV makes the context and the batch again, its memory reserved
+// first (lifecycle.go) for the request being admitted.
+func (m *model) restoreKV(ctx context.Context) error {
+	if err := m.pool.reserve(ctx, m, m.kvHeld(), m.id+"'s KV cache"); err != nil {
+		return err
+	}
+	fail := func(err error) error {
+		m.pool.give(m, m.kvHeld())
+		return err
+	}
 	takeProblems()
 	m.lctx = initFromModel(m.m, m.cp)
 	if m.lctx == 0 {
-		return fmt.Errorf("model %s: llama.cpp could not make its context again after the idle release: %s", m.path, orUnknown(takeProblems()))
+		return fail(fmt.Errorf("model %s: llama.cpp could not make its context again after the idle release: %s", m.path, orUnknown(takeProblems())))
 	}
 	m.batch = llamaBatchInit(int32(m.nBatch), 0, 1)
 	if m.batch.token == nil || m.batch.seqID == nil {
 		llamaFree(m.lctx)
 		m.lctx = 0
-		return fmt.Errorf("model %s: llama_batch_init of %d tokens failed", m.path, m.nBatch)
+		return fail(fmt.Errorf("model %s: llama_batch_init of %d tokens failed", m.path, m.nBatch))
 	}
 	m.released.Store(false)
 	return nil
 }
 
-// Resident reports whether model id holds its context now (false after an
-// idle release, until its next request); false for a model not loaded.
+// Resident reports whether model id holds its context now: loaded and not
+// idle-released; false for a model not served.
 func (e *Engine) Resident(id string) bool {
 	m, ok := e.byID[id]
 	if !ok {
 		return false
 	}
-	return !m.released.Load()
+	e.pool.mu.Lock()
+	defer e.pool.mu.Unlock()
+	return m.life.loaded && !m.released.Load()
 }

@@ -3,6 +3,7 @@ package llamacpp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -114,6 +115,11 @@ type sched struct {
 	// at once, as idleRelease would (release.go), and closes the channel
 	// sent when it has.
 	idleNow chan chan struct{}
+	// unloadNow, sent to by tests, unloads an idle model at once, as
+	// KeepAlive would (lifecycle.go); loadNow, sent to by preload, loads
+	// it. Each closes (sends on) the channel sent when it has.
+	unloadNow chan chan struct{}
+	loadNow   chan chan error
 	// asleep, set by tests, is sent a value (when it has room) each time
 	// the scheduler goes to sleep with nothing to decode.
 	asleep atomic.Pointer[chan struct{}]
@@ -136,6 +142,7 @@ func (m *model) startScheduler() {
 	m.poke = make(chan struct{}, 1)
 	m.hold, m.unhold = make(chan struct{}), make(chan struct{})
 	m.idleNow = make(chan chan struct{})
+	m.unloadNow, m.loadNow = make(chan chan struct{}), make(chan chan error)
 	m.quit, m.done = make(chan struct{}), make(chan struct{})
 	go m.run()
 }
@@ -228,13 +235,22 @@ func (m *model) admit() bool {
 			}
 		}
 		// Idle with its KV cache held: after idleRelease with nothing to
-		// do (or when a test says so), the context is freed (release.go).
-		var idle <-chan time.Time
-		var idleNow chan chan struct{}
-		var timer *time.Timer
-		if len(m.active) == 0 && !m.released.Load() && m.idleRelease > 0 {
+		// do (or when a test says so), the context is freed (release.go);
+		// idle and loaded, after keepAlive since its last request the
+		// model is unloaded (lifecycle.go).
+		var idle, expire <-chan time.Time
+		var idleNow, unloadNow chan chan struct{}
+		var timer, expireTimer *time.Timer
+		if len(m.active) == 0 && m.m != 0 && !m.released.Load() && m.idleRelease > 0 {
 			timer = time.NewTimer(m.idleRelease)
 			idle, idleNow = timer.C, m.idleNow
+		}
+		if len(m.active) == 0 && m.m != 0 {
+			unloadNow = m.unloadNow
+			if at := m.expiry(); !at.IsZero() {
+				expireTimer = time.NewTimer(time.Until(at))
+				expire = expireTimer.C
+			}
 		}
 		select {
 		case s := <-submit:
@@ -250,9 +266,19 @@ func (m *model) admit() bool {
 		case done := <-idleNow:
 			m.releaseKV()
 			close(done)
+		case <-expire:
+			m.unload(fmt.Sprintf("%s without a request (-keep-alive)", m.keepAlive))
+		case done := <-unloadNow:
+			m.unload("asked to")
+			close(done)
+		case done := <-m.loadNow:
+			done <- m.ensureLoaded(context.Background())
 		}
 		if timer != nil {
 			timer.Stop()
+		}
+		if expireTimer != nil {
+			expireTimer.Stop()
 		}
 	}
 }
@@ -261,16 +287,27 @@ func (m *model) admit() bool {
 // it takes a slot, and it joins the running sequences, its prompt to be
 // decoded from the first token the slot does not hold.
 func (m *model) start(s *seq) {
+	// Counted as running from here: while it loads, or waits for memory,
+	// no other model's load may unload this one.
+	m.pool.began(m)
+	fail := func(err error) {
+		m.pool.ended(m)
+		s.started <- err
+	}
+	if err := m.ensureLoaded(s.ctx); err != nil {
+		fail(err)
+		return
+	}
 	takeProblems()
 	if m.released.Load() {
-		if err := m.restoreKV(); err != nil {
-			s.started <- err
+		if err := m.restoreKV(s.ctx); err != nil {
+			fail(err)
 			return
 		}
 	}
 	smpl, err := m.sampler(s.req, s.gbnf, s.patterns)
 	if err != nil {
-		s.started <- err
+		fail(err)
 		return
 	}
 	s.smpl = smpl
@@ -307,19 +344,25 @@ func (m *model) end(s *seq) {
 	s.slot.busy = false
 	s.stopWake()
 	m.active = slices.DeleteFunc(m.active, func(o *seq) bool { return o == s })
+	m.pool.ended(m)
 	close(s.out)
 }
 
 // acquire waits until no request runs and holds the scheduler, so that the
 // caller (a test) may call llama.cpp on the model's context itself; release
 // lets the scheduler go on.
+// The model is loaded first if it is not (the caller wants its context).
 func (m *model) acquire(ctx context.Context) error {
 	select {
 	case m.hold <- struct{}{}:
-		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	if err := m.ensureLoaded(ctx); err != nil {
+		m.release()
+		return err
+	}
+	return nil
 }
 
 func (m *model) release() { m.unhold <- struct{}{} }

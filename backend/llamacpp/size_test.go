@@ -117,11 +117,23 @@ func TestContextSizedToBudget(t *testing.T) {
 		e.Close()
 	}
 	// The cache type reaches llama.cpp: q8_0's blocks of 32 do not divide
-	// the tiny model's heads of 16, and llama.cpp says so.
-	_, err := New(Options{LibDir: libDir(t), Models: []string{random}, CacheType: "q8_0"})
+	// the tiny model's heads of 16, and llama.cpp says so, when the model
+	// loads: at start with Preload, else to the first request (a 500 the
+	// gateway passes on in the client's dialect).
+	_, err := New(Options{LibDir: libDir(t), Models: []string{random}, CacheType: "q8_0", Preload: true})
 	if err == nil || !strings.Contains(err.Error(), "cache type q8_0") {
-		t.Errorf("q8_0 on heads of 16: %v", err)
+		t.Errorf("q8_0 on heads of 16, preloaded: %v", err)
 	}
+	e, err := New(Options{LibDir: libDir(t), Models: []string{random}, CacheType: "q8_0"})
+	if err != nil {
+		t.Fatalf("q8_0 on heads of 16, loaded on first use: New failed before any load: %v", err)
+	}
+	_, err = e.Complete(context.Background(), backend.CompleteRequest{Model: "tiny-qwen3-random", Prompt: weatherPrompt, MaxTokens: 4})
+	var be *backend.Error
+	if !errors.As(err, &be) || be.Status != 500 || !strings.Contains(be.Message, "cache type q8_0") {
+		t.Errorf("q8_0 on heads of 16, the first request: %v", err)
+	}
+	e.Close()
 	// A quantized V cache without flash attention is refused before
 	// llama.cpp is asked; an unknown cache type or flash attention too.
 	for _, c := range []struct {

@@ -122,6 +122,9 @@ func runServe(args []string, e *env) int {
 	nBatch := fs.Int("batch", 0, "llama.cpp's n_batch for each -model: the most tokens one decode takes (default 2048)")
 	nUbatch := fs.Int("ubatch", 0, "llama.cpp's n_ubatch for each -model: the compute batch (default 512)")
 	idleRelease := fs.Duration("idle-release", 0, "free each -model's context (its KV cache) after this long without a request, made again by the next (e.g. 15m; default never)")
+	preload := fs.Bool("preload", false, "load each -model at start (default: on its first request; the file is checked at start either way)")
+	keepAlive := fs.Duration("keep-alive", 0, "unload each -model (weights and KV cache) after this long without a request, loaded again by the next (e.g. 30m; default never)")
+	memBudget := fs.String("memory-budget", "", "the most memory the loaded -models may hold together, weights and KV caches, e.g. 24GiB: loading one beyond it unloads the least recently used idle ones (default no bound)")
 	seed := fs.Int64("seed", 0, "the sampling seed of requests to a -model that set none (default: a random one each), so that a session repeats")
 	noReuse := fs.Bool("no-prompt-reuse", false, "start every request to a -model from an empty KV cache (reproducible seeded sampling; slower on resent conversations)")
 	llamaLib := fs.String("llama-lib", "", "directory holding llama.cpp's libraries for -model (default $"+llamacpp.EnvLib+", then ~/.cache/dragoman/llama-lib, then beside the executable)")
@@ -130,7 +133,7 @@ func runServe(args []string, e *env) int {
 	check := fs.Bool("check", false, "check the configuration, print it as resolved (secrets masked) and exit, serving nothing")
 	fs.Usage = func() {
 		fmt.Fprintln(e.stderr, "usage: dragoman serve [-listen ADDR] [-config FILE] [-upstream [KIND=]URL]... [-mode own|relay] [-no-discover] [-max-output-tokens N]")
-		fmt.Fprintln(e.stderr, "                      [-model FILE.gguf|NAME]... [-ctx N] [-kv-budget SIZE] [-threads N] [-slots N]")
+		fmt.Fprintln(e.stderr, "                      [-model FILE.gguf|NAME]... [-preload] [-keep-alive D] [-memory-budget SIZE] [-ctx N] [-kv-budget SIZE] [-threads N] [-slots N]")
 		fmt.Fprintln(e.stderr, "                      [-flash-attn auto|on|off] [-cache-type f16|q8_0] [-batch N] [-ubatch N] [-seed N] [-idle-release D] [-no-prompt-reuse] [-llama-lib DIR] [-trace-db FILE|URL] [-no-store] [-check]")
 		fmt.Fprintln(e.stderr, "\nServes OpenAI Chat Completions (/v1/chat/completions), OpenAI Responses (/v1/responses), Anthropic")
 		fmt.Fprintln(e.stderr, "Messages (/v1/messages) and Ollama's API (/api/chat, /api/generate, /api/tags, …) over")
@@ -191,8 +194,9 @@ func runServe(args []string, e *env) int {
 	eo := llamacpp.Options{LibDir: cfg.Engine.LlamaLib, Models: append(cfg.Engine.Models, models...), ContextSize: cfg.Engine.Context,
 		Threads: cfg.Engine.Threads, Slots: cfg.Engine.Slots, NoPromptReuse: cfg.Engine.NoPromptReuse || *noReuse,
 		FlashAttention: cfg.Engine.FlashAttention, CacheType: cfg.Engine.CacheType, Batch: cfg.Engine.Batch, Ubatch: cfg.Engine.Ubatch,
-		Seed: cfg.Engine.Seed, IdleRelease: time.Duration(cfg.Engine.IdleRelease)}
-	budget := cfg.Engine.KVBudget
+		Seed: cfg.Engine.Seed, IdleRelease: time.Duration(cfg.Engine.IdleRelease),
+		Preload: cfg.Engine.Preload, KeepAlive: time.Duration(cfg.Engine.KeepAlive)}
+	budget, memoryBudget := cfg.Engine.KVBudget, cfg.Engine.MemoryBudget
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "ctx":
@@ -209,6 +213,12 @@ func runServe(args []string, e *env) int {
 			eo.Ubatch = *nUbatch
 		case "idle-release":
 			eo.IdleRelease = *idleRelease
+		case "preload":
+			eo.Preload = *preload
+		case "keep-alive":
+			eo.KeepAlive = *keepAlive
+		case "memory-budget":
+			memoryBudget = *memBudget
 		case "seed":
 			eo.Seed = seed
 		case "threads":
@@ -226,6 +236,14 @@ func runServe(args []string, e *env) int {
 			return 2
 		}
 		eo.KVBudget = n
+	}
+	if memoryBudget != "" {
+		n, err := llamacpp.ParseBytes(memoryBudget)
+		if err != nil || n == 0 {
+			fmt.Fprintf(e.stderr, "dragoman serve: -memory-budget %q: want a size such as 24GiB, 512MiB or a number of bytes\n", memoryBudget)
+			return 2
+		}
+		eo.MemoryBudget = n
 	}
 	if n := runtime.NumCPU(); eo.Threads > n {
 		fmt.Fprintf(e.stderr, "dragoman: warning: %d threads for each model on %d CPUs: threads beyond the CPUs wait for each other (one run here went 50 times slower); give -threads %d or less\n", eo.Threads, n, n)
@@ -250,21 +268,12 @@ func runServe(args []string, e *env) int {
 		return checkConfig(cfg, eo, e)
 	}
 	if len(eo.Models) > 0 {
-		start := time.Now()
-		eng, err := loadEngine(eo, e.stderr)
+		eng, err := startEngine(eo, e.stderr)
 		if err != nil {
 			fmt.Fprintln(e.stderr, "dragoman serve:", err)
 			return 1
 		}
 		defer eng.Close()
-		for _, z := range eng.Sizings() {
-			fmt.Fprintf(e.stderr, "dragoman: model %s loaded in this process (context %d tokens: %s; %d threads: %s; %d slots, each a cached conversation and a request decoded at once; n_batch %d, n_ubatch %d, flash attention %s, KV cache %s)\n",
-				z.ID, z.Context, z.ContextWhy, eng.Threads(), eng.ThreadsWhy(), eng.Slots(), z.Batch, z.Ubatch, z.FlashAttn, z.CacheType)
-		}
-		if eo.IdleRelease > 0 {
-			fmt.Fprintf(e.stderr, "dragoman: each model's KV cache is freed after %s without a request, and made again by the next\n", eo.IdleRelease)
-		}
-		fmt.Fprintf(e.stderr, "dragoman: llama.cpp ready in %s\n", time.Since(start).Round(time.Millisecond))
 		hooks.Backends = []backend.Backend{eng}
 	}
 	srv, err := gateway.New(cfg, hooks)

@@ -16,7 +16,8 @@ func TestServeEngineOptions(t *testing.T) {
 	dir := t.TempDir()
 	tiny := filepath.Join(fixtures.Require(t), "models", "tiny-qwen3-random.gguf")
 	cfg := write(t, dir, "engine.json", `{"no_discover": true, "engine": {"kv_budget": "2GiB", "flash_attention": "on",
-		"cache_type": "q8_0", "batch": 1024, "ubatch": 256, "seed": 42, "idle_release": "15m"}}`)
+		"cache_type": "q8_0", "batch": 1024, "ubatch": 256, "seed": 42, "idle_release": "15m",
+		"keep_alive": "2h", "memory_budget": "8GiB", "preload": true}}`)
 	type engine struct {
 		KVBudget       int64  `json:"kv_budget"`
 		FlashAttention string `json:"flash_attention"`
@@ -25,15 +26,19 @@ func TestServeEngineOptions(t *testing.T) {
 		Ubatch         int    `json:"ubatch"`
 		Seed           *int64 `json:"seed"`
 		IdleRelease    string `json:"idle_release"`
+		KeepAlive      string `json:"keep_alive"`
+		MemoryBudget   int64  `json:"memory_budget"`
+		Preload        bool   `json:"preload"`
 	}
 	seed := func(n int64) *int64 { return &n }
 	for _, c := range []struct {
 		args []string
 		want engine
 	}{
-		{nil, engine{2 << 30, "on", "q8_0", 1024, 256, seed(42), "15m0s"}},
-		{[]string{"-kv-budget", "512MiB", "-flash-attn", "off", "-cache-type", "f16", "-batch", "64", "-ubatch", "32", "-seed", "0", "-idle-release", "1h"},
-			engine{512 << 20, "off", "f16", 64, 32, seed(0), "1h0m0s"}},
+		{nil, engine{2 << 30, "on", "q8_0", 1024, 256, seed(42), "15m0s", "2h0m0s", 8 << 30, true}},
+		{[]string{"-kv-budget", "512MiB", "-flash-attn", "off", "-cache-type", "f16", "-batch", "64", "-ubatch", "32", "-seed", "0", "-idle-release", "1h",
+			"-keep-alive", "3h", "-memory-budget", "1GiB", "-preload=false"},
+			engine{512 << 20, "off", "f16", 64, 32, seed(0), "1h0m0s", "3h0m0s", 1 << 30, false}},
 	} {
 		r := dragoman(t, "", isolated(dir), append([]string{"serve", "-check", "-config", cfg, "-model", tiny}, c.args...)...)
 		var got struct {
@@ -44,7 +49,8 @@ func TestServeEngineOptions(t *testing.T) {
 		}
 		g, w := got.Engine, c.want
 		if g.KVBudget != w.KVBudget || g.FlashAttention != w.FlashAttention || g.CacheType != w.CacheType || g.Batch != w.Batch ||
-			g.Ubatch != w.Ubatch || g.Seed == nil || *g.Seed != *w.Seed || g.IdleRelease != w.IdleRelease {
+			g.Ubatch != w.Ubatch || g.Seed == nil || *g.Seed != *w.Seed || g.IdleRelease != w.IdleRelease ||
+			g.KeepAlive != w.KeepAlive || g.MemoryBudget != w.MemoryBudget || g.Preload != w.Preload {
 			t.Errorf("%v: engine %+v, want %+v", c.args, g, w)
 		}
 	}
@@ -56,5 +62,9 @@ func TestServeEngineOptions(t *testing.T) {
 	r = dragoman(t, "", isolated(dir), "serve", "-check", "-no-discover", "-model", tiny, "-kv-budget", "lots")
 	if r.status != 2 || !strings.Contains(r.stderr, `-kv-budget "lots"`) {
 		t.Errorf("-kv-budget lots: status %d, stderr %q", r.status, r.stderr)
+	}
+	r = dragoman(t, "", isolated(dir), "serve", "-check", "-no-discover", "-model", tiny, "-memory-budget", "lots")
+	if r.status != 2 || !strings.Contains(r.stderr, `-memory-budget "lots"`) {
+		t.Errorf("-memory-budget lots: status %d, stderr %q", r.status, r.stderr)
 	}
 }

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dragoman-dev/dragoman/backend/llamacpp"
@@ -40,32 +43,110 @@ func resolveModels(eo *llamacpp.Options, onDisk []ondisk.Model) error {
 	return nil
 }
 
-// loadEngine loads the models, saying which and how large before it starts
-// and how long it has taken every few seconds while it runs: a large model
-// takes a while, and a silent terminal looks like a hung one.
-func loadEngine(eo llamacpp.Options, w io.Writer) (*llamacpp.Engine, error) {
-	for _, p := range eo.Models {
-		size := ""
-		if st, err := os.Stat(p); err == nil {
-			size = ", " + humanSize(st.Size())
-		}
-		fmt.Fprintf(w, "dragoman: loading %s (%s%s)…\n", servedName(eo, p), p, size)
+// startEngine starts the embedded engine: each model's file checked (its
+// header and vocabulary read), its weights loaded at once with -preload or
+// by its first request; then a line per model saying what a load makes and
+// why (context, threads, slots), and one saying the lifecycle's policy.
+// Every load says so when it starts, every 5 seconds while it runs, with
+// llama.cpp's progress, and when it ends, with the time and the memory; and
+// every unload why: a large model takes a while, and a silent terminal
+// looks like a hung one.
+func startEngine(eo llamacpp.Options, w io.Writer) (*llamacpp.Engine, error) {
+	start := time.Now()
+	eo.OnLoad = loadReporter(eo, w)
+	eng, err := llamacpp.New(eo)
+	if err != nil {
+		return nil, err
 	}
-	done := make(chan struct{})
-	defer close(done)
-	go func(start time.Time) {
-		tick := time.NewTicker(5 * time.Second)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				fmt.Fprintf(w, "dragoman: still loading (%s)\n", time.Since(start).Round(time.Second))
-			}
+	for _, z := range eng.Sizings() {
+		how := "loaded in this process"
+		if !eo.Preload {
+			how = "checked, loaded in this process on its first request"
 		}
-	}(time.Now())
-	return llamacpp.New(eo)
+		fmt.Fprintf(w, "dragoman: model %s %s (context %d tokens: %s; %d threads: %s; %d slots, each a cached conversation and a request decoded at once; n_batch %d, n_ubatch %d, flash attention %s, KV cache %s)\n",
+			z.ID, how, z.Context, z.ContextWhy, eng.Threads(), eng.ThreadsWhy(), eng.Slots(), z.Batch, z.Ubatch, z.FlashAttn, z.CacheType)
+	}
+	fmt.Fprintln(w, "dragoman:", lifecyclePolicy(eo))
+	if eo.IdleRelease > 0 {
+		fmt.Fprintf(w, "dragoman: each model's KV cache is freed after %s without a request, and made again by the next\n", eo.IdleRelease)
+		if eo.KeepAlive > 0 && eo.IdleRelease >= eo.KeepAlive {
+			fmt.Fprintf(w, "dragoman: warning: -idle-release %s is not shorter than -keep-alive %s: the model unloads first, KV cache and all, so -idle-release does nothing\n", eo.IdleRelease, eo.KeepAlive)
+		}
+	}
+	fmt.Fprintf(w, "dragoman: llama.cpp ready in %s\n", time.Since(start).Round(time.Millisecond))
+	return eng, nil
+}
+
+// lifecyclePolicy says when models are loaded and unloaded.
+func lifecyclePolicy(eo llamacpp.Options) string {
+	load := "models are loaded on their first request (-preload loads them at start)"
+	if eo.Preload {
+		load = "models are loaded at start (-preload)"
+	}
+	keep := "stay loaded until serve stops (-keep-alive unloads an idle one)"
+	if eo.KeepAlive > 0 {
+		keep = fmt.Sprintf("are unloaded after %s without a request (-keep-alive), and loaded again by the next", eo.KeepAlive)
+	}
+	budget := "no memory budget (-memory-budget)"
+	if eo.MemoryBudget > 0 {
+		budget = fmt.Sprintf("under a memory budget of %s for the weights and KV caches of the loaded models, loading one unloads the least recently used idle ones first; a model running requests is never unloaded, a load waits for it", humanSize(eo.MemoryBudget))
+	}
+	return load + " and " + keep + "; " + budget
+}
+
+// loadReporter prints the engine's lifecycle events (llamacpp.LoadEvent).
+// It runs on the loading goroutine and must not block it: the lines of a
+// load in progress come from a ticker of their own.
+func loadReporter(eo llamacpp.Options, w io.Writer) func(llamacpp.LoadEvent) {
+	var mu sync.Mutex
+	type running struct {
+		done     chan struct{}
+		progress atomic.Uint64 // math.Float64bits of the fraction
+	}
+	loads := map[string]*running{}
+	return func(ev llamacpp.LoadEvent) {
+		mu.Lock()
+		defer mu.Unlock()
+		r := loads[ev.Model]
+		switch ev.Kind {
+		case llamacpp.LoadStart:
+			size := ""
+			if st, err := os.Stat(ev.Path); err == nil {
+				size = humanSize(st.Size()) + " file, "
+			}
+			fmt.Fprintf(w, "dragoman: loading %s (%s, %s%s with its KV cache)…\n", ev.Model, ev.Path, size, humanSize(ev.Size))
+			r = &running{done: make(chan struct{})}
+			loads[ev.Model] = r
+			go func(start time.Time) {
+				tick := time.NewTicker(5 * time.Second)
+				defer tick.Stop()
+				for {
+					select {
+					case <-r.done:
+						return
+					case <-tick.C:
+						fmt.Fprintf(w, "dragoman: still loading %s: %.0f%% after %s\n", ev.Model, 100*math.Float64frombits(r.progress.Load()), time.Since(start).Round(time.Second))
+					}
+				}
+			}(time.Now())
+		case llamacpp.LoadProgress:
+			if r != nil {
+				r.progress.Store(math.Float64bits(ev.Progress))
+			}
+		case llamacpp.Loaded, llamacpp.LoadFailed:
+			if r != nil {
+				close(r.done)
+				delete(loads, ev.Model)
+			}
+			if ev.Kind == llamacpp.LoadFailed {
+				fmt.Fprintf(w, "dragoman: model %s failed to load after %s: %v\n", ev.Model, ev.Took.Round(time.Millisecond), ev.Err)
+				return
+			}
+			fmt.Fprintf(w, "dragoman: model %s loaded in %s (%s with its KV cache)\n", ev.Model, ev.Took.Round(time.Millisecond), humanSize(ev.Size))
+		case llamacpp.Unloaded:
+			fmt.Fprintf(w, "dragoman: model %s unloaded (%s); its next request loads it again\n", ev.Model, ev.Why)
+		}
+	}
 }
 
 func servedName(eo llamacpp.Options, path string) string {
@@ -114,6 +195,9 @@ func checkConfig(cfg gateway.Config, eo llamacpp.Options, e *env) int {
 		Ubatch         int           `json:"ubatch,omitempty"`
 		Seed           *int64        `json:"seed,omitempty"`
 		IdleRelease    string        `json:"idle_release,omitempty"`
+		Preload        bool          `json:"preload,omitempty"`
+		KeepAlive      string        `json:"keep_alive,omitempty"`
+		MemoryBudget   int64         `json:"memory_budget,omitempty"`
 	}
 	status := 0
 	for _, p := range eo.Models {
@@ -129,6 +213,10 @@ func checkConfig(cfg gateway.Config, eo llamacpp.Options, e *env) int {
 		if eo.IdleRelease > 0 {
 			engine.IdleRelease = eo.IdleRelease.String()
 		}
+		if eo.KeepAlive > 0 {
+			engine.KeepAlive = eo.KeepAlive.String()
+		}
+		engine.Preload, engine.MemoryBudget = eo.Preload, eo.MemoryBudget
 		if engine.LibDir, err = llamacpp.FindLib(eo.LibDir); err != nil {
 			fmt.Fprintln(e.stderr, "dragoman serve -check:", err)
 			status = 2
