@@ -223,6 +223,11 @@ type Upstream struct {
 	// Templates maps a model name to a chat template file, HF folder or GGUF,
 	// for runtimes that do not expose the template.
 	Templates map[string]string `json:"templates,omitempty"`
+	// Parser chooses what reads the model's raw output in own mode: "auto"
+	// (the default) is the model's response_template where it ships one
+	// (transformers' parse_response spec, docs/RESPONSE-TEMPLATES.md) and
+	// its family's parser otherwise; "family" is always the family's.
+	Parser string `json:"parser,omitempty"`
 }
 
 // Duration is a time.Duration that reads "10s" in JSON.

@@ -14,6 +14,7 @@ import (
 	"github.com/dragoman-dev/dragoman/backend"
 	"github.com/dragoman-dev/dragoman/chat"
 	"github.com/dragoman-dev/dragoman/format"
+	rtpl "github.com/dragoman-dev/dragoman/format/response"
 	"github.com/dragoman-dev/dragoman/jinja"
 	"github.com/dragoman-dev/dragoman/template"
 	"github.com/dragoman-dev/dragoman/trace"
@@ -278,6 +279,7 @@ func (x *exchange) startOwn(ctx context.Context) (backend.Stream, error) {
 	if rf := x.req.ResponseFormat; rf != nil && len(tools) == 0 {
 		creq.JSONSchema = responseSchema(rf)
 	}
+	x.useResponseTemplate(tools, creq.Prompt, second != nil)
 	s, err := x.rt.up.be.Complete(ctx, creq)
 	if err != nil {
 		return nil, upstreamFailure(err)
@@ -286,6 +288,33 @@ func (x *exchange) startOwn(ctx context.Context) (backend.Stream, error) {
 		return newTwoPassStream(ctx, second, s), nil
 	}
 	return s, nil
+}
+
+// useResponseTemplate parses the output with the model's response template
+// where it ships one (modelState.response): the prompt as sent is its
+// prefix, as parse_response takes it. A forced call keeps the family's
+// parser, because its grammar, prefill and second pass are the family's
+// markup, as does a template that fails to start; the trace says which.
+func (x *exchange) useResponseTemplate(tools []chat.Tool, prompt string, twoPass bool) {
+	st := x.rt.state
+	if st.response == nil {
+		return
+	}
+	if x.prefill != "" || x.suffix != "" || twoPass {
+		x.rec.Decide("the response template is not used for this request: the forced call is constrained, prefilled and parsed in the family's markup")
+		return
+	}
+	p, err := st.response.NewFormatParser(rtpl.Options{Prefix: prompt, Tools: tools}, nil)
+	if err != nil {
+		x.rec.Decide("the response template failed on this prompt (" + err.Error() + "): the family's parser reads the output")
+		return
+	}
+	x.parser = p
+	fallback := "no family parser"
+	if st.family != nil {
+		fallback = "the " + st.family.ID + " parser"
+	}
+	x.rec.Decide("output parsed with the model's response template (" + st.responseFrom + "), in place of " + fallback + " (upstream parser: family to use that)")
 }
 
 // constrainCalls constrains this request's calls on its runtime (PlanCalls)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dragoman-dev/dragoman/backend"
 	"github.com/dragoman-dev/dragoman/format"
+	rtpl "github.com/dragoman-dev/dragoman/format/response"
 	"github.com/dragoman-dev/dragoman/jinja"
 	"github.com/dragoman-dev/dragoman/template"
 	"github.com/dragoman-dev/dragoman/tokenize"
@@ -56,8 +57,13 @@ type modelState struct {
 	caps           templateCaps
 	family         *format.Family
 	templateOrigin string
-	bos, eos       string
-	contextLength  int
+	// response is the model's own response_template, when it ships one that
+	// loads and the upstream's parser setting allows it: own mode parses
+	// with it (pipeline.go, useResponseTemplate); responseFrom says where it is.
+	response      *rtpl.Template
+	responseFrom  string
+	bos, eos      string
+	contextLength int
 	// tok counts the rendered prompt's tokens as the runtime will; nil when
 	// the model's GGUF is not at hand. Ollama's num_ctx needs it; every
 	// runtime's count_tokens and make-up use it.
@@ -404,6 +410,27 @@ func (s *Server) findTemplate(ctx context.Context, u *upstream, model string, st
 		st.eos, _ = src.SpecialTokens["eos_token"].(string)
 	}
 	st.why = append(st.why, "chat template from "+st.templateOrigin)
+	s.loadResponseTemplate(u, src, st)
+}
+
+// loadResponseTemplate takes the response_template the model ships beside
+// its chat template, unless the upstream is set to parse with the family.
+func (s *Server) loadResponseTemplate(u *upstream, src *template.Source, st *modelState) {
+	if src.ResponseTemplate == nil {
+		return
+	}
+	from := src.ResponseTemplateFrom.String()
+	if u.cfg.Parser == "family" {
+		st.why = append(st.why, "response template at "+from+" not used: the upstream's parser is \"family\"")
+		return
+	}
+	tpl, err := rtpl.Load(src.ResponseTemplate)
+	if err != nil {
+		st.why = append(st.why, "response template at "+from+" does not load ("+err.Error()+"): the family's parser reads the output")
+		return
+	}
+	st.response, st.responseFrom = tpl, from
+	st.why = append(st.why, "response template from "+from)
 }
 
 // sameModel reports whether a client's model name names the listed model. On

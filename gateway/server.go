@@ -101,6 +101,9 @@ func New(cfg Config, hooks Hooks) (*Server, error) {
 		if u.Mode != "" && u.Mode != "own" && u.Mode != "relay" {
 			return nil, fmt.Errorf("upstream %s: mode %q: want own or relay", redactURL(u.URL), u.Mode)
 		}
+		if u.Parser != "" && u.Parser != "auto" && u.Parser != "family" {
+			return nil, fmt.Errorf("upstream %s: parser %q: want auto or family", redactURL(u.URL), u.Parser)
+		}
 		if err := checkUpstreamURL(u.URL); err != nil {
 			return nil, fmt.Errorf("upstream %q: %v", redactURL(u.URL), err)
 		}
