@@ -176,10 +176,12 @@ func TestListFiltersAndPaging(t *testing.T) {
 			}},
 	}
 	const n = 50
-	// Two records started at the same time: the id orders them.
+	// Three records started at the same time: the id orders them (three,
+	// so that a page of one ends within them, and so the database's
+	// order, not only the merge's, is seen).
 	mk := func(i int) *Record {
 		r := record(i)
-		if i == 31 {
+		if i == 31 || i == 32 {
 			r.Start = record(30).Start
 		}
 		return r
@@ -357,6 +359,14 @@ func TestStoreRetention(t *testing.T) {
 			s.Put(plain(10)) // one more: exactly one goes
 			if got := ids(t, s); !slices.Equal(got, []string{"10", "09", "08"}) {
 				t.Errorf("kept %v", got)
+			}
+			// A limit of exactly three records keeps three.
+			s3, _ := openTest(t, b.fresh(t), Options{Recent: -1, Retention: Retention{MaxBytes: int64(3 * size)}})
+			for i := range 5 {
+				s3.Put(plain(i))
+			}
+			if got := ids(t, s3); !slices.Equal(got, []string{"04", "03", "02"}) {
+				t.Errorf("a limit of three records: kept %v", got)
 			}
 		})
 	})

@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -115,4 +117,32 @@ func SchemaOf(t testing.TB, rawURL string) string {
 		t.Fatal(err)
 	}
 	return u.Query().Get("search_path")
+}
+
+// CPU is the user and system CPU time every process named
+// "postgres" on this machine has used (the server and its backends, from
+// /proc; Linux only, 0 elsewhere): what a benchmark adds to a server of
+// its own is the difference.
+func CPU() time.Duration {
+	dirs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var ticks int64
+	for _, d := range dirs {
+		b, err := os.ReadFile(d)
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || end < open || s[open+1:end] != "postgres" {
+			continue
+		}
+		f := strings.Fields(s[end+1:])
+		if len(f) < 13 {
+			continue
+		}
+		u, _ := strconv.ParseInt(f[11], 10, 64) // utime, field 14
+		k, _ := strconv.ParseInt(f[12], 10, 64) // stime, field 15
+		ticks += u + k
+	}
+	return time.Duration(ticks) * (time.Second / 100) // USER_HZ is 100 on Linux
 }
