@@ -101,7 +101,7 @@ func TestAttribute(t *testing.T) {
 		{name: "the tool named in prose", rec: Record{Content: "I can use get_weather for that, or my_get_weather(x)."},
 			tr: &trace.Record{Mode: "relay"}, cause: CauseModel},
 		{name: "malformed markup the family parser cannot read", rec: Record{Content: "<tool_call>{bad</tool_call>", Completion: "<tool_call>{bad</tool_call>"},
-			tr: &trace.Record{Mode: "own", Format: "hermes", Completion: "<tool_call>{bad</tool_call>", Diagnostics: []trace.Diagnostic{{Code: "malformed-call", Message: "invalid JSON"}}},
+			tr:    &trace.Record{Mode: "own", Format: "hermes", Completion: "<tool_call>{bad</tool_call>", Diagnostics: []trace.Diagnostic{{Code: "malformed-call", Message: "invalid JSON"}}},
 			cause: CauseModel, why: "malformed-call"},
 		{name: "a message the template left out", rec: Record{Calls: london},
 			tr: &trace.Record{Mode: "own", Prompt: "p", Diagnostics: []trace.Diagnostic{{Code: "message-not-in-prompt", Message: "messages[0] (system): left out"}}}, cause: CauseTemplate, why: "messages[0]"},

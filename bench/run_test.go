@@ -259,8 +259,9 @@ func TestParseSide(t *testing.T) {
 }
 
 // BenchmarkRunBFCL runs all of BFCL (3,491 questions) on one relay side
-// over a fake instant runtime, 8 at a time, and summarizes: the benchmark's
-// own cost (docs/PERFORMANCE.md).
+// over a fake instant runtime, 8 at a time, attributes each failure, and
+// writes the summaries and the HTML report: the benchmark's own cost
+// (docs/PERFORMANCE.md).
 func BenchmarkRunBFCL(b *testing.B) {
 	s := loadBFCL(b)
 	f := newFakeOllama(b)
@@ -281,8 +282,15 @@ func BenchmarkRunBFCL(b *testing.B) {
 			}
 		}
 		b.ReportMetric(float64(errs), "errors")
-		if err := WriteSummary(dir, Summarize(s.Items, []Side{side}, recs, 1)); err != nil {
+		sum := Summarize(s.Items, []Side{side}, recs, 1)
+		if err := WriteSummary(dir, sum); err != nil {
 			b.Fatal(err)
+		}
+		if err := WriteReport(dir, sum, s.Items, []Side{side}, recs); err != nil {
+			b.Fatal(err)
+		}
+		if st, err := os.Stat(filepath.Join(dir, ReportFile)); err == nil {
+			b.ReportMetric(float64(st.Size())/(1<<20), "report-MiB")
 		}
 	}
 }
