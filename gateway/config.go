@@ -63,6 +63,51 @@ type Config struct {
 	// engine from it; its flags -model, -ctx, -threads, -no-prompt-reuse and
 	// -llama-lib add to it or override it).
 	Engine Engine `json:"engine,omitzero"`
+	// OTel exports every request as OpenTelemetry spans; off unless an
+	// endpoint is set.
+	OTel OTel `json:"otel,omitzero"`
+}
+
+// OTel configures the OpenTelemetry export (docs/OBSERVABILITY.md): each
+// request a span "chat {model}" with the GenAI semantic conventions'
+// attributes, its steps as child spans, sent over OTLP in the background.
+// Off unless Endpoint or TracesEndpoint is set. dragoman serve fills the
+// fields from the standard variables where they are set, over the file's:
+// OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+// OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL, OTEL_EXPORTER_OTLP_(TRACES_)HEADERS,
+// OTEL_EXPORTER_OTLP_(TRACES_)INSECURE, OTEL_SERVICE_NAME and
+// OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT; OTEL_SDK_DISABLED=true
+// or OTEL_TRACES_EXPORTER=none turn it off. The Go SDK reads the rest
+// itself (OTEL_EXPORTER_OTLP_TIMEOUT, …_COMPRESSION, …_CERTIFICATE,
+// OTEL_BSP_*, OTEL_TRACES_SAMPLER, OTEL_RESOURCE_ATTRIBUTES).
+type OTel struct {
+	// Endpoint is the collector's OTLP address, as
+	// OTEL_EXPORTER_OTLP_ENDPOINT reads: a base URL, to which HTTP adds
+	// /v1/traces (http://127.0.0.1:4318), or for gRPC a URL or host:port
+	// (http://127.0.0.1:4317). dragoman serve's -otel-endpoint sets it.
+	Endpoint string `json:"endpoint,omitempty"`
+	// TracesEndpoint is the traces' own address, used as it is (HTTP: the
+	// whole URL, path included); it wins over Endpoint.
+	TracesEndpoint string `json:"traces_endpoint,omitempty"`
+	// Protocol is http/protobuf (the default) or grpc.
+	Protocol string `json:"protocol,omitempty"`
+	// Headers go with every export: a backend's key (Authorization,
+	// x-honeycomb-team, …). OTEL_EXPORTER_OTLP_HEADERS reads
+	// "key=value,key2=value2".
+	Headers map[string]string `json:"headers,omitempty"`
+	// Insecure: gRPC to an address given without a scheme goes without
+	// TLS. An http:// address never uses TLS, an https:// one always.
+	Insecure bool `json:"insecure,omitempty"`
+	// ServiceName is the resource's service.name; default "dragoman".
+	ServiceName string `json:"service_name,omitempty"`
+	// CaptureContent puts what was said on the spans: the client's messages
+	// and tools (gen_ai.input.messages, gen_ai.tool.definitions), the answer
+	// (gen_ai.output.messages, calls' arguments), the rendered prompt and
+	// the raw completion. Off by default, as the conventions require: they
+	// hold whatever users and tools wrote. dragoman serve's
+	// -otel-capture-content sets it, and so does
+	// OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true.
+	CaptureContent bool `json:"capture_content,omitempty"`
 }
 
 // Limits bound each request's wait for its runtime and what it keeps of

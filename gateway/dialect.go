@@ -89,13 +89,23 @@ func (s *Server) serveChat(d *dialect) http.HandlerFunc {
 		if d.idHeader != "" {
 			w.Header().Set(d.idHeader, rec.ID)
 		}
+		var span *spanJob // the OpenTelemetry export's, when on (otel.go)
+		if s.otel != nil {
+			span = s.otel.begin(r)
+		}
 		s.metrics.started()
-		status := s.chat(w, r, d, rec)
+		status := s.chat(w, r, d, rec, span)
 		rec.Timings.TotalMS = rec.Since()
 		rec.Status = status
 		s.logRequest(rec)
+		if span != nil {
+			span.rec = *rec // before the store owns it; its slices only grow after
+		}
 		s.traces.Put(rec)
 		s.metrics.observe(rec)
+		if span != nil {
+			s.otel.send(span)
+		}
 	}
 }
 
@@ -115,7 +125,7 @@ func (s *Server) logRequest(rec *trace.Record) {
 	s.hooks.Log.Info("request", attrs...)
 }
 
-func (s *Server) chat(w http.ResponseWriter, r *http.Request, d *dialect, rec *trace.Record) int {
+func (s *Server) chat(w http.ResponseWriter, r *http.Request, d *dialect, rec *trace.Record, span *spanJob) int {
 	w = &tokenHeader{ResponseWriter: w, rec: rec}
 	failed := func(err error) int {
 		rec.Error = err.Error()
@@ -138,7 +148,12 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, d *dialect, rec *t
 		rec.Decide(fmt.Sprintf("the request sets no output limit: max_output_tokens %d, as configured", req.MaxTokens))
 	}
 	out := d.respond(w, req, state)
-	if err := s.run(r.Context(), req, rec, out); err != nil {
+	var a answer = out
+	if span != nil {
+		span.req = req
+		a = s.otel.capture(span, out, s.cfg.Limits.MaxTraceBytes)
+	}
+	if err := s.run(r.Context(), req, rec, a); err != nil {
 		if r.Context().Err() != nil {
 			// The client went away: nothing can be written, and the trace
 			// says so rather than blaming the runtime.

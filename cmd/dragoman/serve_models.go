@@ -178,6 +178,14 @@ func checkConfig(cfg gateway.Config, eo llamacpp.Options, e *env) int {
 			u.APIKey = "(set)"
 		}
 	}
+	if h := resolved.OTel.Headers; len(h) > 0 { // an OTLP backend's key
+		masked := make(map[string]string, len(h))
+		for k := range h {
+			masked[k] = "(set)"
+		}
+		resolved.OTel.Headers = masked
+	}
+	resolved.OTel.Endpoint, resolved.OTel.TracesEndpoint = gateway.RedactURL(resolved.OTel.Endpoint), gateway.RedactURL(resolved.OTel.TracesEndpoint)
 	type engineModel struct {
 		Name string `json:"name"`
 		Path string `json:"path"`
