@@ -85,8 +85,20 @@ func OpenPostgres(rawURL string, opt Options) *DB {
 	if err != nil {
 		return s.start(err)
 	}
+	if err := pgPrepare(db, s.opt); err != nil {
+		// What the tables hold stays readable where there are tables to
+		// read (a role that may only read them); else nothing is read.
+		ctx, cancel := s.timeout()
+		defer cancel()
+		if _, verr := pgVersion(ctx, db); verr == nil {
+			s.db = db
+		} else {
+			db.Close()
+		}
+		return s.start(err)
+	}
 	s.db = db
-	return s.start(pgPrepare(db, s.opt))
+	return s.start(nil)
 }
 
 // OpenPostgresReadOnly opens the store on the server at rawURL for reading

@@ -234,6 +234,9 @@ func TestPostgresDegrades(t *testing.T) {
 		u.User = url.UserPassword(role, "secret-pw")
 		s, log := openTest(t, u.String(), Options{Recent: 8})
 		after(t, s, log, "permission denied for schema", 0)
+		if log.warnings() != 1 { // no tables: nothing to read, and no warning of reading
+			t.Errorf("log:\n%s", log)
+		}
 	})
 	t.Run("a role that may only read", func(t *testing.T) {
 		where := freshSchema(t)
