@@ -198,8 +198,11 @@ func TestKeepAlive(t *testing.T) {
 	}
 	defer e.Close()
 	m := e.byID["tiny-qwen3-random"]
-	before := time.Now()
 	first := answerOf(t, e, greedy(m.id))
+	// The expiry counts from the end of the last request (this second one,
+	// not the load).
+	before := time.Now()
+	answerOf(t, e, greedy(m.id))
 	after := time.Now()
 	st := statusOf(t, e, m.id)
 	if !st.Loaded || st.ExpiresAt.Before(before.Add(time.Hour)) || st.ExpiresAt.After(after.Add(time.Hour)) {
@@ -311,6 +314,7 @@ func TestMemoryBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer busy.Close() // before e.Close, which waits for running requests, should the test fail first
 	answerOf(t, e, greedy(b.id))
 	if u := ev.next(t, Unloaded); u.Model != c.id {
 		t.Errorf("with a busy, loading b unloaded %s, want %s", u.Model, c.id)
@@ -321,6 +325,7 @@ func TestMemoryBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer busyB.Close()
 	waiting := make(chan *model, 16)
 	e.pool.waiting.Store(&waiting)
 	got := make(chan string, 1)
@@ -340,6 +345,8 @@ func TestMemoryBudget(t *testing.T) {
 		}
 	case text := <-got:
 		t.Fatalf("c was answered (%q) while a and b ran requests: one of them was unloaded under its request", text)
+	case <-time.After(time.Minute): // a guard, not a measure
+		t.Fatal("c's load neither waited nor ended within a minute")
 	}
 	if ids := loaded(); strings.Join(ids, ",") != a.id+","+b.id || a.unloads.Load() != 0 || b.unloads.Load() != 1 {
 		t.Fatalf("while c waits: loaded %v", ids)

@@ -47,6 +47,10 @@ func TestIdleRelease(t *testing.T) {
 	if e.Resident(req.Model) || m.releases.Load() != 1 {
 		t.Errorf("after the idle release: resident %v, %d releases", e.Resident(req.Model), m.releases.Load())
 	}
+	// Its status: loaded, without its KV cache, holding the weights only.
+	if st := e.ModelStatus()[0]; !st.Loaded || st.KVResident || st.Size != m.fileSize {
+		t.Errorf("status after the idle release: %+v (file %d bytes)", st, m.fileSize)
+	}
 	// Every slot forgot its tokens with the context (held: nothing runs).
 	if err := m.acquire(ctx); err != nil {
 		t.Fatal(err)
