@@ -311,6 +311,9 @@ func (postgresDialect) trim(s *DB) error {
 	if err := tx.QueryRowContext(ctx, `SELECT count, bytes FROM dragoman_trace_meta FOR UPDATE`).Scan(&count, &bytes); err != nil {
 		return err
 	}
+	if s.opt.trimLocked != nil {
+		s.opt.trimLocked()
+	}
 	var gone, freed int64
 	del := func(query string, args ...any) error {
 		n, size, err := sumDeleted(tx.QueryContext(ctx, query+` RETURNING size`, args...))

@@ -11,7 +11,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // Two gateways on one PostgreSQL schema, writing at once with retention by
@@ -416,3 +418,89 @@ func TestPostgresServerStopped(t *testing.T) {
 	}
 	t.Logf("degraded on: %v", s.Failed())
 }
+
+// Another replica trimming at the moment this one has read the totals: it
+// waits for this one's trim (the totals row's lock) and then finds nothing
+// more to delete, so the table keeps exactly what the limit allows. Were
+// the totals read without the lock, the other would trim first and this
+// one, acting on the totals it read before, would delete again.
+func TestPostgresTrimsTakeTurns(t *testing.T) {
+	where := freshSchema(t)
+	schema := schemaOf(t, where)
+	plain := func(i int) *Record {
+		r := record(i)
+		r.Status, r.Error, r.Diagnostics, r.Model, r.Upstream = 200, "", nil, "m", "u"
+		return r
+	}
+	size := int64(len(asJSON(t, plain(0))))
+	s, log := openTest(t, where, Options{Recent: -1, Retention: Retention{MaxBytes: 3 * size}})
+	for i := range 3 {
+		s.Put(plain(i))
+	}
+	s.Flush()
+	// The other replica: its trim as the store's, by hand, on its own
+	// connection.
+	other := func() error {
+		tx, err := adminDB(t).Begin()
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		var pid int
+		var bytes int64
+		if err := tx.QueryRow(`SELECT pg_backend_pid()`).Scan(&pid); err != nil {
+			return err
+		}
+		otherPID.Store(int64(pid))
+		if err := tx.QueryRow(`SELECT bytes FROM ` + schema + `.dragoman_trace_meta FOR UPDATE`).Scan(&bytes); err != nil {
+			return err
+		}
+		if bytes > 3*size {
+			if _, err := tx.Exec(`WITH d AS (DELETE FROM ` + schema + `.dragoman_traces WHERE seq = (SELECT min(seq) FROM ` + schema + `.dragoman_traces) RETURNING size)
+				UPDATE ` + schema + `.dragoman_trace_meta SET count = count - 1, bytes = bytes - (SELECT size FROM d)`); err != nil {
+				return err
+			}
+		}
+		return tx.Commit()
+	}
+	done := make(chan error, 1)
+	var once sync.Once
+	s.opt.trimLocked = func() {
+		once.Do(func() {
+			go func() { done <- other() }()
+			// Until the other has trimmed, or waits for this one's lock.
+			for range 3000 {
+				select {
+				case err := <-done:
+					done <- err
+					return
+				default:
+				}
+				var waiting bool
+				if pid := otherPID.Load(); pid != 0 {
+					adminDB(t).QueryRow(`SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock')`, pid).Scan(&waiting)
+				}
+				if waiting {
+					return
+				}
+				time.Sleep(time.Millisecond) // a state of the server's, not a channel's: looked at again
+			}
+			t.Error("the other replica neither trimmed nor waited")
+		})
+	}
+	s.Put(plain(3)) // four records' bytes: one must go
+	s.Flush()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	var rows, bytes int64
+	if err := adminDB(t).QueryRow(`SELECT count(*), coalesce(sum(size), 0) FROM `+schema+`.dragoman_traces`).Scan(&rows, &bytes); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 3 || bytes != 3*size || s.Failed() != nil {
+		t.Errorf("the table keeps %d records (%d bytes), want 3 (%d): %v\n%s", rows, bytes, 3*size, s.Failed(), log)
+	}
+}
+
+// otherPID is the backend of TestPostgresTrimsTakeTurns's other replica.
+var otherPID atomic.Int64

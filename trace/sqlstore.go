@@ -82,6 +82,10 @@ type Options struct {
 
 	// failWrite, when set, fails every write with its error (tests).
 	failWrite func() error
+	// trimLocked, when set, runs in a PostgreSQL trim once it has read the
+	// totals under their lock, before it deletes (tests: another replica's
+	// trim at that moment).
+	trimLocked func()
 }
 
 func (o Options) withDefaults() Options {
