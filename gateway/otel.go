@@ -200,6 +200,7 @@ type otelExport struct {
 	mu       sync.RWMutex // guards closed against the queue's close
 	closed   bool
 	queue    chan *spanJob
+	kick     chan struct{} // cuts the builder's pause short (flush, close)
 	done     chan struct{}
 	dropped  atomic.Int64
 	warnedAt atomic.Int64 // Unix nanoseconds of the last warning
@@ -230,7 +231,7 @@ func newOTelExport(cfg OTel, exp sdktrace.SpanExporter, log *slog.Logger) (*otel
 	if log == nil {
 		log = slog.Default()
 	}
-	e := &otelExport{content: cfg.CaptureContent, log: log, queue: make(chan *spanJob, otelQueue), done: make(chan struct{}), where: "a test exporter"}
+	e := &otelExport{content: cfg.CaptureContent, log: log, queue: make(chan *spanJob, otelQueue), kick: make(chan struct{}, 1), done: make(chan struct{}), where: "a test exporter"}
 	if exp == nil {
 		var err error
 		if exp, err = otlpExporter(cfg); err != nil {
@@ -337,15 +338,68 @@ func (e *otelExport) send(j *spanJob) {
 	}
 }
 
-// run builds the spans of the queued jobs.
+// otelPause is how long the span builder lets jobs gather after it has
+// built what was queued: under load a request's send then finds no
+// goroutine parked on the queue to wake (a wake-up on the request path
+// costs more than the send), and an idle gateway's builder sleeps on the
+// queue, not on a timer.
+const otelPause = 50 * time.Millisecond
+
+// run builds the spans of the queued jobs, in bursts.
 func (e *otelExport) run() {
 	defer close(e.done)
+	for {
+		j, ok := <-e.queue // parked while idle
+		for ; ok; j, ok = e.next() {
+			if j.flushed != nil {
+				close(j.flushed)
+				continue
+			}
+			e.emit(j)
+		}
+		if e.isClosed() {
+			e.drain()
+			return
+		}
+		select {
+		case <-time.After(otelPause):
+		case <-e.kick: // a flush, or the close
+		}
+	}
+}
+
+// next is the next queued job, without waiting; ok is false when none is.
+func (e *otelExport) next() (*spanJob, bool) {
+	select {
+	case j, ok := <-e.queue:
+		return j, ok
+	default:
+		return nil, false
+	}
+}
+
+// drain builds what the closed queue still holds.
+func (e *otelExport) drain() {
 	for j := range e.queue {
 		if j.flushed != nil {
 			close(j.flushed)
 			continue
 		}
 		e.emit(j)
+	}
+}
+
+func (e *otelExport) isClosed() bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.closed
+}
+
+// wake cuts the builder's pause short.
+func (e *otelExport) wake() {
+	select {
+	case e.kick <- struct{}{}:
+	default:
 	}
 }
 
@@ -360,6 +414,7 @@ func (e *otelExport) flush(ctx context.Context) error {
 	done := make(chan struct{})
 	e.queue <- &spanJob{flushed: done}
 	e.mu.RUnlock()
+	e.wake()
 	select {
 	case <-done:
 	case <-ctx.Done():
@@ -377,6 +432,7 @@ func (e *otelExport) close() error {
 		close(e.queue)
 	}
 	e.mu.Unlock()
+	e.wake()
 	<-e.done
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

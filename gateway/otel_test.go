@@ -451,3 +451,22 @@ func TestOTelMakeup(t *testing.T) {
 		}
 	}
 }
+
+// TestOTelAlias: the request span names the model the client asked for (an
+// alias), the response model and the runtime's span the model that
+// answered.
+func TestOTelAlias(t *testing.T) {
+	rt := qwenRuntime(backend.Chunk{Text: "Hi"}, backend.Chunk{FinishReason: chat.FinishStop})
+	url, spans := otelGateway(t, Config{Aliases: map[string]string{"fast": "qwen"}}, rt)
+	if status := answered(t, post(t, url+"/v1/chat/completions", strings.Replace(chatBody(""), `"model":"qwen"`, `"model":"fast"`, 1))); status != 200 {
+		t.Fatalf("status %d", status)
+	}
+	got := spans()
+	a := attrs(spanNamed(t, got, "chat fast").Attributes)
+	if a["gen_ai.request.model"] != "fast" || a["gen_ai.response.model"] != "qwen" {
+		t.Errorf("request model %v, response model %v", a["gen_ai.request.model"], a["gen_ai.response.model"])
+	}
+	if up := attrs(spanNamed(t, got, "text_completion qwen").Attributes); up["gen_ai.request.model"] != "qwen" {
+		t.Errorf("the runtime's span asks for %v", up["gen_ai.request.model"])
+	}
+}
