@@ -53,7 +53,15 @@ if ! bin=$(bindir); then
   SUDO=""
   [ "$(id -u)" = 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends postgresql >&2
+  # The package would start a cluster of its own (port 5432) that outlives
+  # the run: policy-rc.d forbids starting services during the install.
+  policy=""
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    policy=/usr/sbin/policy-rc.d
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null && $SUDO chmod 755 "$policy"
+  fi
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends postgresql >&2 || { [ -n "$policy" ] && $SUDO rm -f "$policy"; exit 1; }
+  [ -n "$policy" ] && $SUDO rm -f "$policy"
   bin=$(bindir) || { echo "postgres.sh: no PostgreSQL server binaries under /usr/lib/postgresql after the install" >&2; exit 1; }
 fi
 echo "postgres.sh: $("$bin/postgres" --version)" >&2
