@@ -22,9 +22,13 @@ const (
 	KindString
 	KindList
 	KindMap
+	// KindTuple is a Python tuple, which only a prompting-mode answer
+	// (DecodeText) can hold: it equals only a tuple, and is no list to the
+	// type check, as in Python. Its JSON is a list.
+	KindTuple
 )
 
-var kindNames = [...]string{"null", "bool", "int", "float", "string", "list", "map"}
+var kindNames = [...]string{"null", "bool", "int", "float", "string", "list", "map", "tuple"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -124,7 +128,7 @@ func Equal(a, b Value) bool {
 		return true
 	case KindString:
 		return a.s == b.s
-	case KindList:
+	case KindList, KindTuple:
 		if len(a.items) != len(b.items) {
 			return false
 		}
@@ -254,7 +258,7 @@ func (v Value) AppendJSON(buf []byte) []byte {
 		return append(buf, v.s...)
 	case KindString:
 		return appendString(buf, v.s)
-	case KindList:
+	case KindList, KindTuple:
 		buf = append(buf, '[')
 		for i, item := range v.items {
 			if i > 0 {
