@@ -130,8 +130,10 @@ func (p *pyParser) peek() byte {
 	return 0
 }
 
-func isIdentStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80 }
-func isIdentPart(c byte) bool  { return isIdentStart(c) || c >= '0' && c <= '9' }
+func isIdentStart(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+func isIdentPart(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' }
 
 func (p *pyParser) ident() string {
 	start := p.pos
@@ -660,8 +662,8 @@ func (p *pyParser) arith(op string, a, b Value) (Value, error) {
 				return Value{}, p.errorf("division by zero")
 			}
 			q, m := new(big.Int).DivMod(i, j, new(big.Int)) // Euclidean: m ≥ 0
-			if m.Sign() != 0 && j.Sign() < 0 {             // Python's floor: m takes j's sign
-				q.Add(q, big.NewInt(1))
+			if m.Sign() != 0 && j.Sign() < 0 {              // Python's floor: m takes j's sign, q one less
+				q.Sub(q, big.NewInt(1))
 				m.Add(m, j)
 			}
 			if op == "//" {

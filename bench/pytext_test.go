@@ -34,14 +34,14 @@ func pyShow(v Value) string {
 
 // DecodeText on the forms FORMAT.md §6.2 lists, each value's Python
 // meaning worked out by hand (and by python3 where arithmetic is involved:
-// 7 // 2, -7 // 2, 7 % -3, -2 ** 2).
+// 7 // 2, -7 // 2, 7 % -3, 7 // -2, 7.5 // -2, -7.5 % 2, -2 ** 2).
 func TestDecodeText(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
 		{`[get_weather(city="Paris")]`, `get_weather{"city":"Paris"}`},
 		{"```\nget_weather(city='Paris', unit=\"c\")\n```", `get_weather{"city":"Paris","unit":"c"}`},
 		{` [math.add(a=1, b=-2.5), f()] `, `math.add{"a":1,"b":-2.5} f{}`},
 		{"[f(a=1,\n  b=2,)]", `f{"a":1,"b":2}`},
-		{`f(x=2**10, y=7//2, z=-7//2, w=7%-3, v=1/4, u=-2**2, s=2**-1, m=3*1.5, p=+4, q=1+2*3)`, `f{"x":1024,"y":3,"z":-4,"w":-2,"v":0.25,"u":-4,"s":0.5,"m":4.5,"p":4,"q":7}`},
+		{`f(x=2**10, y=7//2, z=-7//2, w=7%-3, v=1/4, u=-2**2, s=2**-1, m=3*1.5, p=+4, q=1+2*3, r=7//-2, fd=7.5//-2, fm=-7.5%2)`, `f{"x":1024,"y":3,"z":-4,"w":-2,"v":0.25,"u":-4,"s":0.5,"m":4.5,"p":4,"q":7,"r":-4,"fd":-4.0,"fm":0.5}`},
 		{`f(t=(1, 2), s=(3,), p=(4), e=())`, `f{"t":(1,2),"s":(3),"p":4,"e":()}`},
 		{`f(unit=celsius, n=None, b=True, c=False)`, `f{"unit":"celsius","n":null,"b":true,"c":false}`},
 		{`f(a=x[0], b=np.pi, c=g(1, 2), d=g(k=1), e=a.b.c(x=1), s=x[1:])`, `f{"a":"x[0]","b":"np.pi","c":"g(1, 2)","d":{"g":{"k":1}},"e":{"a.b.c":{"x":1}},"s":"x[1:]"}`},
