@@ -325,6 +325,8 @@ func TestOpenAIUpstreamErrors(t *testing.T) {
 	}{
 		{"runtime refuses", &backend.Error{Kind: backend.Ollama, Status: 400, Message: "does not support tools"}, 400},
 		{"runtime down", errors.New("connection refused"), 502},
+		{"runtime busy", &backend.Error{Kind: backend.Embedded, Status: 503, Message: "context is held by 1 other running requests"}, 503},
+		{"runtime fails", &backend.Error{Kind: backend.Embedded, Status: 500, Message: "llama_decode failed"}, 502},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rt := qwenRuntime()

@@ -465,9 +465,13 @@ func (x *exchange) upstreamEnded() { x.rec.Timings.UpstreamEndMS = x.rec.Since()
 // msBetween is t's milliseconds after start, to the microsecond.
 func msBetween(start, t time.Time) float64 { return float64(t.Sub(start).Microseconds()) / 1000 }
 
+// upstreamFailure is the status a runtime's failure gives the client: the
+// runtime's own 4xx (the request is wrong) and 503 (busy: the client may
+// retry, as the embedded engine says when its context is held by other
+// requests), else 502.
 func upstreamFailure(err error) error {
 	var be *backend.Error
-	if errors.As(err, &be) && be.Status >= 400 && be.Status < 500 {
+	if errors.As(err, &be) && (be.Status >= 400 && be.Status < 500 || be.Status == http.StatusServiceUnavailable) {
 		return &upstreamError{status: be.Status, err: err}
 	}
 	if errors.Is(err, context.Canceled) {

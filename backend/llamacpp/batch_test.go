@@ -334,12 +334,13 @@ func TestBatchGrammarPerSequence(t *testing.T) {
 }
 
 // When the cells run out while requests run together, an idle slot's are
-// taken first; then the newest running request ends with the error a full
-// context gave before, and the others go on.
+// taken first; then the newest running request gives way and the others go
+// on: an answer under way ends as at the context's end (finish "length",
+// its text delivered), a prompt not yet decoded is a 503 to retry.
 func TestBatchContextFull(t *testing.T) {
 	// A cached conversation idle, request A generating (unread: it keeps
 	// its cells and is in no batch), request B, newer, running to the
-	// context's end: B fails when A's cells and its own fill the context,
+	// context's end: B is cut when A's cells and its own fill the context,
 	// and A then finishes whole.
 	t.Run("newest", func(t *testing.T) {
 		e := batchEngine(t, 512, 4)
@@ -354,8 +355,9 @@ func TestBatchContextFull(t *testing.T) {
 		}
 		defer a.Close()
 		b := run(e, backend.CompleteRequest{Model: "tiny-qwen3-random", Prompt: conversation(strings.Repeat("The quick brown fox jumps over the lazy dog. ", 25)), Seed: i64(3)})
-		if b.err == nil || !strings.Contains(b.err.Error(), "llama_decode failed (1) after") {
-			t.Errorf("B: %v (%q, %+v), want the full context's error", b.err, b.text, b.last)
+		if b.err != nil || b.last.FinishReason != chat.FinishLength || b.text == "" ||
+			b.last.Usage.PromptTokens+b.last.Usage.CompletionTokens >= 512 {
+			t.Errorf("B: %v (%q, %+v), want its answer cut where A's cells and its own fill the context, its text delivered", b.err, b.text, b.last)
 		}
 		if slotOf(t, m, idle) >= 0 {
 			t.Error("the idle conversation is still cached: its cells were not taken first")
@@ -394,7 +396,7 @@ func TestBatchContextFull(t *testing.T) {
 		failed, whole := 0, 0
 		for _, r := range rs {
 			switch {
-			case r.err != nil && strings.Contains(r.err.Error(), "llama_decode failed (1) after 5 tokens"):
+			case r.err == nil && r.last.FinishReason == chat.FinishLength && r.last.Usage.CompletionTokens == 5 && r.text != "":
 				failed++
 			case r.err == nil && r.last.Usage.CompletionTokens == 12:
 				whole++
@@ -403,7 +405,33 @@ func TestBatchContextFull(t *testing.T) {
 			}
 		}
 		if failed != 1 || whole != 1 {
-			t.Errorf("%d failed, %d whole: want one of each", failed, whole)
+			t.Errorf("%d cut, %d whole: want one of each", failed, whole)
+		}
+		checkSlots(t, m)
+	})
+	// A generating (unread) and holding its cells, B a prompt that fits the
+	// context alone but not beside A: B is a 503 saying why, A whole.
+	t.Run("prompt", func(t *testing.T) {
+		e := batchEngine(t, 512, 4)
+		m := e.byID["tiny-qwen3-random"]
+		pa, pb := conversation(strings.Repeat("Apples. ", 60)), conversation(strings.Repeat("The quick brown fox jumps over the lazy dog. ", 38))
+		na, _ := m.tokenize(pa)
+		nb, _ := m.tokenize(pb)
+		if len(nb) >= 512 || len(na)+len(nb) < 512 {
+			t.Fatalf("prompts of %d and %d tokens: want B alone to fit and not beside A", len(na), len(nb))
+		}
+		a, err := e.Complete(context.Background(), backend.CompleteRequest{Model: "tiny-qwen3-random", Prompt: pa, MaxTokens: 40, Seed: i64(2)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		b := run(e, backend.CompleteRequest{Model: "tiny-qwen3-random", Prompt: pb, MaxTokens: 8, Seed: i64(3)})
+		var be *backend.Error
+		if !errors.As(b.err, &be) || be.Status != 503 || !strings.Contains(be.Message, "held by 1 other running requests") {
+			t.Errorf("B: %v (%+v), want a 503 naming the request holding the context", b.err, b.last)
+		}
+		if r := readAll(a); r.err != nil || r.last.Usage.CompletionTokens != 40 {
+			t.Errorf("A: %v %+v", r.err, r.last)
 		}
 		checkSlots(t, m)
 	})

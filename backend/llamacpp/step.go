@@ -2,6 +2,7 @@ package llamacpp
 
 import (
 	"fmt"
+	"net/http"
 	"slices"
 	"time"
 	"unsafe"
@@ -130,8 +131,8 @@ func (m *model) step(plan []entry) {
 // decoded (their tokens recorded in their slots). When the memory has no
 // room for the batch (llama_decode 1: nothing decoded), the least recently
 // used idle slot is cleared and the batch tried again; with none left, the
-// newest running request fails with the context-full error, its slot
-// cleared, and the batch is tried without it: one request's full context
+// newest running request gives way (outOfCells) and the batch is tried
+// without it: one request's full context
 // does not end the others, and which one gives way does not hang on whose
 // reader was quicker (it need not be in this batch). Any other failure
 // fails every sequence in the batch: what their slots hold is unknown.
@@ -146,7 +147,7 @@ func (m *model) decodePlan(plan []entry) []entry {
 			takeProblems() // llama.cpp's warning that the memory was full
 		case rc == 1:
 			s := m.active[len(m.active)-1] // admission order
-			m.failDecode(s, rc)
+			m.outOfCells(s)
 			plan = slices.DeleteFunc(plan, func(e entry) bool { return e.s == s })
 		default:
 			for _, e := range plan {
@@ -231,6 +232,26 @@ func (m *model) evictIdle() bool {
 	}
 	m.clear(lru)
 	return true
+}
+
+// outOfCells ends s, the newest running request, when the cells the
+// running requests hold together fill the context and no idle slot is left
+// to clear. An answer under way ends as one that reached the context's end
+// would: finish "length", every token generated delivered (an error here
+// would throw away text the model produced, and the client could not tell
+// it from a broken engine). A prompt not yet decoded is refused with a 503
+// the client may retry once the others end: the request is not wrong, the
+// engine is busy. Either way s's slot is kept, idle: the next decode that
+// needs cells clears it first.
+func (m *model) outOfCells(s *seq) {
+	takeProblems() // llama.cpp's warning that the memory was full
+	if !s.prompting() {
+		m.finish(s, chat.FinishLength)
+		return
+	}
+	m.fail(s, &backend.Error{Kind: backend.Embedded, Status: http.StatusServiceUnavailable, Message: fmt.Sprintf(
+		"%s's context of %d tokens is held by %d other running requests and has no room for this prompt: retry when they end, or start the engine with a larger -ctx or -kv-budget",
+		m.id, m.nCtx, len(m.active)-1)})
 }
 
 // failDecode ends s after a failed decode, with the error requests got
