@@ -132,9 +132,9 @@ func (m *model) step(plan []entry) {
 // room for the batch (llama_decode 1: nothing decoded), the least recently
 // used idle slot is cleared and the batch tried again; with none left, the
 // newest running request gives way (outOfCells) and the batch is tried
-// without it: one request's full context
-// does not end the others, and which one gives way does not hang on whose
-// reader was quicker (it need not be in this batch). Any other failure
+// without it: one request's full context does not end the others, and
+// which one gives way does not hang on whose reader was quicker (it need
+// not be in this batch). Any other failure
 // fails every sequence in the batch: what their slots hold is unknown.
 func (m *model) decodePlan(plan []entry) []entry {
 	for len(plan) > 0 {
@@ -255,8 +255,8 @@ func (m *model) outOfCells(s *seq) {
 }
 
 // failDecode ends s after a failed decode, with the error requests got
-// before the scheduler; its slot is cleared (its state is unknown, and its
-// cells are what the others need when the memory is full).
+// before the scheduler; its slot is cleared (after a failure other than a
+// full memory, what the slot holds is unknown).
 func (m *model) failDecode(s *seq, rc int32) {
 	m.clear(s.slot)
 	if s.prompting() {
