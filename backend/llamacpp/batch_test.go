@@ -393,19 +393,19 @@ func TestBatchContextFull(t *testing.T) {
 			{Model: "tiny-qwen3-random", Prompt: pa, MaxTokens: 12, Seed: i64(1)},
 			{Model: "tiny-qwen3-random", Prompt: pb, MaxTokens: 12, Seed: i64(2)},
 		})
-		failed, whole := 0, 0
+		cut, whole := 0, 0
 		for _, r := range rs {
 			switch {
 			case r.err == nil && r.last.FinishReason == chat.FinishLength && r.last.Usage.CompletionTokens == 5 && r.text != "":
-				failed++
+				cut++
 			case r.err == nil && r.last.Usage.CompletionTokens == 12:
 				whole++
 			default:
 				t.Errorf("%v %+v", r.err, r.last)
 			}
 		}
-		if failed != 1 || whole != 1 {
-			t.Errorf("%d cut, %d whole: want one of each", failed, whole)
+		if cut != 1 || whole != 1 {
+			t.Errorf("%d cut, %d whole: want one of each", cut, whole)
 		}
 		checkSlots(t, m)
 	})
