@@ -194,17 +194,9 @@ func fixedServer(t *testing.T, status int, contentType, body string) *httptest.S
 
 func ptr[T any](v T) *T { return &v }
 
-func isGeneratedID(id string) bool {
-	if !strings.HasPrefix(id, "call_") || len(id) != len("call_")+24 {
-		return false
-	}
-	for _, r := range id[len("call_"):] {
-		if !strings.ContainsRune(idAlphabet, r) {
-			return false
-		}
-	}
-	return true
-}
+// isGeneratedID reports whether id is one the backend made for a call the
+// runtime gave none.
+func isGeneratedID(id string) bool { return chat.IsCallIDShaped(id) }
 
 // path returns a nested field of a decoded JSON body.
 func path(v any, keys ...string) any {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -296,19 +295,6 @@ func badChunk(kind Kind, line []byte, err error) error {
 		line = append(line[:200:200], "..."...)
 	}
 	return fmt.Errorf("%s sent a chunk that is not valid JSON (%v): %q", kind, err, line)
-}
-
-const idAlphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-
-// newCallID makes an id for a call the runtime gave none: agents match tool
-// results to calls by id, so every call needs a unique one.
-func newCallID() string {
-	b := make([]byte, 24)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
-	for i := range b {
-		b[i] = idAlphabet[int(b[i])%len(idAlphabet)]
-	}
-	return "call_" + string(b)
 }
 
 // compactArguments turns arguments given as a JSON value into the compact

@@ -428,7 +428,7 @@ func (s *ollamaStream) chunk(c ollamaChunk) Chunk {
 func fromOllamaCall(tc ollamaToolCall) chat.ToolCall {
 	id := tc.ID
 	if id == "" {
-		id = newCallID()
+		id = chat.NewCallID()
 	}
 	return chat.ToolCall{ID: id, Type: "function", Function: chat.FunctionCall{
 		Name: tc.Function.Name, Arguments: compactArguments(tc.Function.Arguments),

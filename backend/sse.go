@@ -397,7 +397,7 @@ func (a *callAssembler) whole() []chat.ToolCall {
 	for _, pc := range a.calls {
 		id := pc.id
 		if id == "" {
-			id = newCallID()
+			id = chat.NewCallID()
 		}
 		args := pc.args.String()
 		if strings.TrimSpace(args) == "" {

@@ -9,7 +9,6 @@ package format
 import (
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"sort"
 	"strings"
 	"unsafe"
@@ -91,7 +90,7 @@ type Options struct {
 	// return calls, which the caller must treat as undeclared.
 	NoCalls bool
 	// NewID makes a call id where the markup carries none; nil uses
-	// NewCallID.
+	// chat.NewCallID.
 	NewID func() string
 }
 
@@ -243,27 +242,6 @@ func (j *joiner) String() string {
 		return j.s
 	}
 	return unsafe.String(unsafe.SliceData(j.b), len(j.b)) // j.b is not written again
-}
-
-const idAlphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-
-// NewCallID returns a call id of 9 alphanumerics: the shape Mistral templates
-// insist on, and one every other template and client accepts.
-func NewCallID() string {
-	// One random number gives all nine characters: its value below the
-	// largest multiple of 62⁹ that fits is uniform over 62⁹ ids.
-	const ids = 62 * 62 * 62 * 62 * 62 * 62 * 62 * 62 * 62
-	const limit = (1<<64 - 1) / ids * ids
-	u := rand.Uint64()
-	for u >= limit {
-		u = rand.Uint64()
-	}
-	var b [9]byte
-	for i := range b {
-		b[i] = idAlphabet[u%62]
-		u /= 62
-	}
-	return string(b[:])
 }
 
 // appendCallEvents appends the events of one complete call to dst.

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/dragoman-dev/dragoman/chat"
 )
 
 // gpt-oss-harmony: OpenAI gpt-oss. The output is a sequence of messages,
@@ -379,7 +381,7 @@ func (p *harmony) stepArgs(pos int, marker string) ([]Event, bool) {
 	if p.opts.NewID != nil {
 		id = p.opts.NewID()
 	} else {
-		id = NewCallID()
+		id = chat.NewCallID()
 	}
 	events := appendCallEvents(p.trio[:0], p.calls, id, p.name, args)
 	p.calls++

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"unicode"
+
+	"github.com/dragoman-dev/dragoman/chat"
 )
 
 // llama3-json: Llama 3.1 / 3.2 / 3.3 JSON tool calling, and the JSON the Llama
@@ -187,7 +189,7 @@ func (p *llamaParser) step() ([]Event, bool) {
 			if p.opts.NewID != nil {
 				c.id = p.opts.NewID()
 			} else {
-				c.id = NewCallID()
+				c.id = chat.NewCallID()
 			}
 		}
 		events = appendCallEvents(events, p.calls, c.id, c.name, c.args)

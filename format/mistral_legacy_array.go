@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"unicode"
+
+	"github.com/dragoman-dev/dragoman/chat"
 )
 
 // mistral-legacy-array: Mistral-Nemo and other pre-v11 Mistral models. The
@@ -200,7 +202,7 @@ func (p *mistralParser) stepContent() ([]Event, bool) {
 			if p.opts.NewID != nil {
 				c.id = p.opts.NewID()
 			} else {
-				c.id = NewCallID()
+				c.id = chat.NewCallID()
 			}
 		}
 		events = appendCallEvents(events, p.calls, c.id, c.name, c.args)

@@ -233,7 +233,7 @@ func (p *museParser) stepBody() ([]Event, bool) {
 		if p.opts.NewID != nil {
 			id = p.opts.NewID()
 		} else {
-			id = NewCallID()
+			id = chat.NewCallID()
 		}
 		events = appendCallEvents(events, p.calls, id, c.name, c.args)
 		p.calls++

@@ -5,6 +5,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/dragoman-dev/dragoman/chat"
 )
 
 // call is one parsed tool call, before it becomes events.
@@ -318,7 +320,7 @@ func (e *engine) newID() string {
 	if e.opts.NewID != nil {
 		return e.opts.NewID()
 	}
-	return NewCallID()
+	return chat.NewCallID()
 }
 
 // scanBuffer is the part of a streaming parser that every parser shares: the

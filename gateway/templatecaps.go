@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dragoman-dev/dragoman/chat"
@@ -23,6 +24,11 @@ type templateCaps struct {
 	// developer says whether the template has a branch of its own for the
 	// "developer" role; where it has none the role is rendered as "system".
 	developer bool
+	// shapedIDs says the template refuses call ids of other shapes than
+	// chat.NewCallID's nine alphanumerics (Mistral's raise "Tool call IDs
+	// should be alphanumeric strings with length 9!"), so the ids of
+	// clients (Anthropic's toolu_…, OpenAI's call_…) are reshaped for it.
+	shapedIDs bool
 }
 
 // probeSentinel is text no template holds, so that finding it in a render
@@ -54,7 +60,7 @@ func probeTemplateCaps(tpl *jinja.Template, src, bos, eos string) templateCaps {
 	}
 	parts := []map[string]any{{"type": "text", "text": probeSentinel}}
 	for _, role := range []string{chat.RoleSystem, chat.RoleUser, chat.RoleAssistant, chat.RoleTool} {
-		msgs := probeConversation(role)
+		msgs := probeConversation(role, probeCallID)
 		for _, m := range msgs {
 			if m["content"] == probeSentinel {
 				m["content"] = parts
@@ -66,13 +72,26 @@ func probeTemplateCaps(tpl *jinja.Template, src, bos, eos string) templateCaps {
 	// A template that names the role has a branch for it; one that only
 	// prints message.role generically was not written for it either.
 	caps.developer = strings.Contains(src, "developer")
+	// A template that renders the tool round with a nine-character id but
+	// not with a client's longer one checks the id's shape.
+	if _, ok := render(probeConversation(chat.RoleTool, probeCallID)); ok {
+		_, longOK := render(probeConversation(chat.RoleTool, probeClientCallID))
+		caps.shapedIDs = !longOK
+	}
 	return caps
 }
 
+// The probes' call ids: one of chat.NewCallID's shape, and one as OpenAI's
+// API makes them.
+const (
+	probeCallID       = "call00001"
+	probeClientCallID = "call_dragomanProbe7f3aXyZ0123"
+)
+
 // probeConversation is a short conversation in which the message of the
-// given role holds the sentinel. Tool results follow a call, as templates
-// require.
-func probeConversation(role string) []map[string]any {
+// given role holds the sentinel. Tool results follow a call with the given
+// id, as templates require.
+func probeConversation(role, callID string) []map[string]any {
 	text := func(r, c string) map[string]any { return map[string]any{"role": r, "content": c} }
 	switch role {
 	case chat.RoleSystem:
@@ -80,10 +99,10 @@ func probeConversation(role string) []map[string]any {
 	case chat.RoleAssistant:
 		return []map[string]any{text("user", "Hi"), text("assistant", probeSentinel), text("user", "Thanks")}
 	case chat.RoleTool:
-		call := map[string]any{"id": "call00001", "type": "function", "function": map[string]any{"name": "probe", "arguments": map[string]any{}}}
+		call := map[string]any{"id": callID, "type": "function", "function": map[string]any{"name": "probe", "arguments": map[string]any{}}}
 		return []map[string]any{text("user", "Hi"),
 			{"role": "assistant", "content": "", "tool_calls": []any{call}},
-			{"role": "tool", "tool_call_id": "call00001", "name": "probe", "content": probeSentinel}}
+			{"role": "tool", "tool_call_id": callID, "name": "probe", "content": probeSentinel}}
 	}
 	return []map[string]any{text("user", probeSentinel)}
 }
@@ -95,13 +114,17 @@ func showsPartRepr(out string) bool {
 }
 
 // templateMessagesFor adapts the request's messages to the template: the
-// developer role where the template has no branch for it, and text parts
-// where the template reads a string. It notes each change in the trace and
-// refuses images, which a rendered prompt cannot carry.
+// developer role where the template has no branch for it, text parts where
+// the template reads a string, and call ids where it takes only one shape.
+// It notes each change in the trace and refuses images, which a rendered
+// prompt cannot carry. The client's own messages are not changed.
 func (x *exchange) templateMessagesFor(caps templateCaps) ([]chat.Message, error) {
 	msgs := make([]chat.Message, len(x.req.Messages))
-	var developers, joined int
+	var developers, joined, reshaped int
 	for i, m := range x.req.Messages {
+		if caps.shapedIDs {
+			reshaped += reshapeCallIDs(&m)
+		}
 		if m.Role == chat.RoleDeveloper && !caps.developer {
 			m.Role = chat.RoleSystem
 			developers++
@@ -125,7 +148,37 @@ func (x *exchange) templateMessagesFor(caps templateCaps) ([]chat.Message, error
 	if joined > 0 {
 		x.rec.Decide(fmt.Sprintf("the template reads content as a string: the text parts of %d message(s) joined with newlines", joined))
 	}
+	if reshaped > 0 {
+		x.rec.Decide(fmt.Sprintf("the template takes call ids of nine letters and digits only: %d id(s) rendered as nine derived from each (the same id gives the same nine)", reshaped))
+	}
 	return msgs, nil
+}
+
+// reshapeCallIDs gives m's call ids, and the id of the call a tool result
+// answers, chat.NewCallID's shape, each derived from the id it replaces so
+// that a call and its result still match. The tool calls are copied: the
+// slice is the client's request's. It returns how many ids it changed.
+func reshapeCallIDs(m *chat.Message) int {
+	n := 0
+	if m.ToolCallID != "" && !chat.IsCallIDShaped(m.ToolCallID) {
+		m.ToolCallID = chat.ShapedCallID(m.ToolCallID)
+		n++
+	}
+	var calls []chat.ToolCall
+	for j, c := range m.ToolCalls {
+		if chat.IsCallIDShaped(c.ID) {
+			continue
+		}
+		if calls == nil {
+			calls = slices.Clone(m.ToolCalls)
+		}
+		calls[j].ID = chat.ShapedCallID(c.ID)
+		n++
+	}
+	if calls != nil {
+		m.ToolCalls = calls
+	}
+	return n
 }
 
 // checkRendered gives a diagnostic for every message whose text the template

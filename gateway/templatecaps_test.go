@@ -160,3 +160,88 @@ func TestContentPartsOnEveryCorpusTemplate(t *testing.T) {
 	}
 	t.Logf("%d of %d templates checked", checked, len(paths))
 }
+
+// toolRoundBody is a conversation with one tool round whose call id is id.
+func toolRoundBody(id string) string {
+	return `{"model":"m","tools":` + weatherTools + `,"messages":[
+		{"role":"user","content":"Weather in Paris?"},
+		{"role":"assistant","content":null,"tool_calls":[{"id":"` + id + `","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},
+		{"role":"tool","tool_call_id":"` + id + `","content":"18C"}]}`
+}
+
+// Mistral's templates raise unless a call id has nine characters, and
+// clients make longer ones (Anthropic's toolu_…, OpenAI's call_…): the
+// prompt gets nine derived from each, the same nine for the call and its
+// result and on every request, and the trace says so.
+func TestClientCallIDsReshapedForMistral(t *testing.T) {
+	tpl, err := os.ReadFile(filepath.Join(fixtures.Require(t), "corpus", "templates", "mistralai-Mistral-Nemo-Instruct-2407.jinja"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const clientID = "toolu_01A09q90qw90lq917835lq9"
+	rt := templateRuntime(string(tpl))
+	ts := newFakeGateway(t, Config{}, rt)
+	var prompts []string
+	for range 2 {
+		resp := post(t, ts.URL+"/v1/chat/completions", toolRoundBody(clientID))
+		if resp.StatusCode != 200 {
+			t.Fatalf("status %d: %v", resp.StatusCode, decodeBody(t, resp))
+		}
+		rec := traceOf(t, ts, ts.URL, resp.Header.Get("X-Dragoman-Request-Id"))
+		if !strings.Contains(strings.Join(rec.Decisions, "\n"), "2 id(s) rendered as nine") {
+			t.Errorf("no decision says so: %v", rec.Decisions)
+		}
+		prompts = append(prompts, rt.completes[len(rt.completes)-1].Prompt)
+	}
+	shaped := chat.ShapedCallID(clientID)
+	if n := strings.Count(prompts[0], `"`+shaped+`"`); n != 2 {
+		t.Errorf("the derived id %q is in the prompt %d times, want the call's and the result's:\n%s", shaped, n, prompts[0])
+	}
+	if strings.Contains(prompts[0], clientID) {
+		t.Errorf("the client's id reached the prompt:\n%s", prompts[0])
+	}
+	if prompts[0] != prompts[1] {
+		t.Errorf("the same conversation rendered two prompts:\n%s\n%s", prompts[0], prompts[1])
+	}
+}
+
+// A template that takes any id gets the client's as it is.
+func TestClientCallIDsKeptWhereTheTemplateTakesAny(t *testing.T) {
+	rt := templateRuntime(`{% for m in messages %}{% for c in m.tool_calls or [] %}[{{ c.id }}]{% endfor %}{% if m.tool_call_id %}({{ m.tool_call_id }}){% endif %}{% endfor %}`)
+	ts := newFakeGateway(t, Config{}, rt)
+	resp := post(t, ts.URL+"/v1/chat/completions", toolRoundBody("call_abc"))
+	resp.Body.Close()
+	if p := rt.completes[0].Prompt; p != "[call_abc](call_abc)" {
+		t.Errorf("prompt %q", p)
+	}
+}
+
+// Across the corpus, a tool round with a client's id renders wherever the
+// same round with a nine-character id does.
+func TestClientCallIDsOnEveryCorpusTemplate(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join(fixtures.Require(t), "corpus", "templates", "*.jinja"))
+	if len(paths) == 0 {
+		t.Fatal("no corpus templates")
+	}
+	checked := 0
+	for _, p := range paths {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		send := func(id string) int {
+			ts := newFakeGateway(t, Config{}, templateRuntime(string(src)))
+			resp := post(t, ts.URL+"/v1/chat/completions", toolRoundBody(id))
+			resp.Body.Close()
+			return resp.StatusCode
+		}
+		if send("abc123XYZ") != 200 {
+			continue // the template refuses this conversation whatever the id
+		}
+		if status := send("call_" + strings.Repeat("q", 24)); status != 200 {
+			t.Errorf("%s: a client's call id refused (%d) where a nine-character one renders", filepath.Base(p), status)
+		}
+		checked++
+	}
+	t.Logf("%d of %d templates checked", checked, len(paths))
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dragoman-dev/dragoman/chat"
 	"github.com/dragoman-dev/dragoman/format"
 )
 
@@ -20,7 +21,7 @@ import (
 // when its region closes, whole. What only the finished message says (text
 // kept from malformed regions, values of other content parsers) comes at
 // Close, after what was streamed. newID makes the ids of calls the markup
-// gives none; nil uses format.NewCallID.
+// gives none; nil uses chat.NewCallID.
 func (t *Template) NewFormatParser(opts Options, newID func() string) (format.Parser, error) {
 	opts.Reference = false
 	p, initial, err := NewParser(t, opts)
@@ -28,7 +29,7 @@ func (t *Template) NewFormatParser(opts Options, newID func() string) (format.Pa
 		return nil, err
 	}
 	if newID == nil {
-		newID = format.NewCallID
+		newID = chat.NewCallID
 	}
 	sp := &streamParser{p: p, t: t, newID: newID, reasoning: t.reasoningField()}
 	sp.content.join, sp.thought.join = t.joinOf("content"), t.joinOf(sp.reasoning)

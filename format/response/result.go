@@ -18,7 +18,7 @@ var reasoningKeys = []string{"reasoning_content", "thinking", "reasoning"}
 // nothing the template extracted is lost.
 func Result(msg *Object, diags []format.Diagnostic, newID func() string) format.Result {
 	if newID == nil {
-		newID = format.NewCallID
+		newID = chat.NewCallID
 	}
 	r := format.Result{ToolCalls: []chat.ToolCall{}, Diagnostics: append([]format.Diagnostic{}, diags...)}
 	reasoningDone := false
