@@ -123,6 +123,21 @@ type CompleteRequest struct {
 	StructuralTag json.RawMessage
 	// ContextLength asks Ollama for this num_ctx; 0 leaves the model's default.
 	ContextLength int
+	// KeepAlive is chat.Request.KeepAlive: how long the model stays loaded
+	// after this request (nil the runtime's default, 0 unload once done,
+	// negative for ever); Ollama and the embedded engine honour it.
+	KeepAlive *time.Duration
+}
+
+// ModelLoader is a runtime that loads and unloads its models on request:
+// Ollama (an empty request with keep_alive) and the embedded engine.
+type ModelLoader interface {
+	// Load loads model now, if it is not, to stay loaded keepAlive after
+	// (nil: the runtime's default; negative: for ever).
+	Load(ctx context.Context, model string, keepAlive *time.Duration) error
+	// Unload frees model's memory, at once if it is idle, else once the
+	// requests it runs end. A model that is not loaded is no error.
+	Unload(ctx context.Context, model string) error
 }
 
 // GrammarTrigger starts a lazy grammar, as llama.cpp takes it.

@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dragoman-dev/dragoman/chat"
 	"github.com/dragoman-dev/dragoman/ondisk"
@@ -175,6 +177,9 @@ type ollamaGenerateRequest struct {
 	Stream  bool            `json:"stream"`
 	Format  json.RawMessage `json:"format,omitempty"`
 	Options ollamaOptions   `json:"options"`
+	// KeepAlive is how long Ollama keeps the model loaded after the
+	// request; absent, its default (OLLAMA_KEEP_ALIVE, 5 minutes).
+	KeepAlive json.RawMessage `json:"keep_alive,omitempty"`
 }
 
 // Complete sends the rendered prompt to /api/generate with raw:true, so that
@@ -193,8 +198,55 @@ func ollamaCompleteBody(req CompleteRequest) (string, any) {
 			NumPredict: req.MaxTokens, Temperature: req.Temperature, TopP: req.TopP,
 			Seed: req.Seed, Stop: req.Stop, NumCtx: req.ContextLength,
 		},
+		KeepAlive: ollamaKeepAlive(req.KeepAlive),
 	}
 }
+
+// ollamaKeepAlive writes a keep-alive as Ollama reads one: a duration string,
+// or -1 for ever; nil when unset.
+func ollamaKeepAlive(d *time.Duration) json.RawMessage {
+	switch {
+	case d == nil:
+		return nil
+	case *d < 0:
+		return json.RawMessage("-1")
+	default:
+		return json.RawMessage(strconv.Quote(d.String()))
+	}
+}
+
+// ollamaLoadAnswer is Ollama's answer to a request with no prompt: it loaded
+// the model ("load") or let it go ("unload").
+type ollamaLoadAnswer struct {
+	DoneReason string `json:"done_reason"`
+}
+
+// Load asks Ollama to load model, as its clients do: /api/generate without a
+// prompt, with the keep-alive.
+func (o *OllamaBackend) Load(ctx context.Context, model string, keepAlive *time.Duration) error {
+	return o.loadRequest(ctx, model, keepAlive, "load")
+}
+
+// Unload asks Ollama to let model go: /api/generate without a prompt and
+// with keep_alive 0, as `ollama stop` does.
+func (o *OllamaBackend) Unload(ctx context.Context, model string) error {
+	zero := time.Duration(0)
+	return o.loadRequest(ctx, model, &zero, "unload")
+}
+
+func (o *OllamaBackend) loadRequest(ctx context.Context, model string, keepAlive *time.Duration, want string) error {
+	var out ollamaLoadAnswer
+	body := ollamaGenerateRequest{Model: model, KeepAlive: ollamaKeepAlive(keepAlive)}
+	if err := o.postJSON(ctx, http.MethodPost, "/api/generate", body, &out); err != nil {
+		return err
+	}
+	if out.DoneReason != want {
+		return &Error{Kind: Ollama, Status: http.StatusBadGateway, Message: fmt.Sprintf("asked to %s %s, Ollama answered done_reason %q", want, model, out.DoneReason)}
+	}
+	return nil
+}
+
+var _ ModelLoader = (*OllamaBackend)(nil)
 
 type ollamaChatRequest struct {
 	Model    string          `json:"model"`
@@ -204,6 +256,8 @@ type ollamaChatRequest struct {
 	Think    *bool           `json:"think,omitempty"`
 	Format   json.RawMessage `json:"format,omitempty"`
 	Options  ollamaOptions   `json:"options"`
+	// KeepAlive: as in ollamaGenerateRequest.
+	KeepAlive json.RawMessage `json:"keep_alive,omitempty"`
 }
 
 type ollamaMessage struct {
@@ -239,6 +293,7 @@ func (o *OllamaBackend) Chat(ctx context.Context, req *chat.Request) (Stream, er
 			NumPredict: req.MaxTokens, Temperature: req.Temperature, TopP: req.TopP,
 			Seed: req.Seed, Stop: req.Stop,
 		},
+		KeepAlive: ollamaKeepAlive(req.KeepAlive),
 	}
 	if req.ToolChoice.Mode != chat.ToolNone {
 		body.Tools = req.Tools

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dragoman-dev/dragoman/chat"
 	"github.com/dragoman-dev/dragoman/internal/ollamatest"
@@ -97,4 +98,61 @@ func TestLiveOllamaInfoAndDetect(t *testing.T) {
 	if err != nil || len(models) < 3 {
 		t.Errorf("models = %+v, %v", models, err)
 	}
+}
+
+// psModels is what Ollama's /api/ps lists: the loaded models and when each
+// expires.
+func psModels(t *testing.T, base string) map[string]time.Time {
+	t.Helper()
+	var ps struct {
+		Models []struct {
+			Name      string    `json:"name"`
+			ExpiresAt time.Time `json:"expires_at"`
+		} `json:"models"`
+	}
+	if err := NewOllama(base, nil).getJSON(context.Background(), "/api/ps", &ps); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]time.Time{}
+	for _, m := range ps.Models {
+		out[strings.TrimSuffix(m.Name, ":latest")] = m.ExpiresAt
+	}
+	return out
+}
+
+// waitUnloaded waits until /api/ps no longer lists model: Ollama answers an
+// unload before its scheduler has let the model go. A guard, not a measure.
+func waitUnloaded(t *testing.T, base, model string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if _, loaded := psModels(t, base)[model]; !loaded {
+			return
+		}
+	}
+	t.Fatalf("%s still loaded a minute after its unload", model)
+}
+
+// Load and Unload as Ollama's clients ask them, against the real server:
+// the model is listed loaded with the keep-alive given, then gone; a
+// request's keep_alive 0 lets the model go once it has answered.
+func TestLiveOllamaLoadUnload(t *testing.T) {
+	srv := ollamatest.Shared(t)
+	o := NewOllama(srv.URL, nil)
+	model := srv.Random
+	before := time.Now()
+	if err := o.Load(context.Background(), model, ptr(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	exp, loaded := psModels(t, srv.URL)[model]
+	if !loaded || exp.Before(before.Add(59*time.Minute)) || exp.After(time.Now().Add(61*time.Minute)) {
+		t.Fatalf("after Load with an hour: loaded %v, expires %v (%v from now)", loaded, exp, time.Until(exp))
+	}
+	if err := o.Unload(context.Background(), model); err != nil {
+		t.Fatal(err)
+	}
+	waitUnloaded(t, srv.URL, model)
+
+	s, err := o.Complete(context.Background(), CompleteRequest{Model: model, Prompt: qwenPrompt, MaxTokens: 4, KeepAlive: ptr(time.Duration(0))})
+	mustDrain(t, s, err)
+	waitUnloaded(t, srv.URL, model)
 }

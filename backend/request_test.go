@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/dragoman-dev/dragoman/chat"
 )
@@ -243,4 +244,26 @@ func splitDots(k string) []string {
 		}
 	}
 	return append(out, k[start:])
+}
+
+// keep_alive goes to Ollama as it reads it: a duration string, -1 for ever,
+// absent when the client set none.
+func TestOllamaKeepAlive(t *testing.T) {
+	srv, got := capture(t)
+	o := NewOllama(srv.URL, nil)
+	for _, c := range []struct {
+		keep *time.Duration
+		want any
+	}{{nil, nil}, {ptr(time.Duration(0)), "0s"}, {ptr(90 * time.Second), "1m30s"}, {ptr(time.Duration(-1)), -1.0}} {
+		s, err := o.Chat(context.Background(), &chat.Request{Model: "m", Messages: history, KeepAlive: c.keep})
+		mustDrain(t, s, err)
+		if v := got.body["keep_alive"]; v != c.want {
+			t.Errorf("chat, keep-alive %v: keep_alive %#v, want %#v", c.keep, v, c.want)
+		}
+		s, err = o.Complete(context.Background(), CompleteRequest{Model: "m", Prompt: "p", KeepAlive: c.keep})
+		mustDrain(t, s, err)
+		if v := got.body["keep_alive"]; v != c.want {
+			t.Errorf("generate, keep-alive %v: keep_alive %#v, want %#v", c.keep, v, c.want)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Request is one chat request in the canonical model: what the agent asked
@@ -36,6 +37,11 @@ type Request struct {
 	Reasoning Reasoning
 	// TemplateKwargs are extra template variables (chat_template_kwargs).
 	TemplateKwargs map[string]json.RawMessage
+	// KeepAlive is how long the runtime keeps the model loaded after this
+	// request (Ollama's keep_alive): nil leaves it to the runtime, 0
+	// unloads it once the request is done, a negative value keeps it
+	// loaded for ever.
+	KeepAlive *time.Duration
 }
 
 // Reasoning is the client's request about thinking.

@@ -261,6 +261,7 @@ func (x *exchange) startOwn(ctx context.Context) (backend.Stream, error) {
 	creq := backend.CompleteRequest{
 		Model: x.rt.model, Prompt: prompt, MaxTokens: x.req.MaxTokens,
 		Temperature: x.req.Temperature, TopP: x.req.TopP, Seed: x.req.Seed, Stop: x.req.Stop,
+		KeepAlive: x.req.KeepAlive,
 	}
 	var second *callPass
 	if len(tools) > 0 {

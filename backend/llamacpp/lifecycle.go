@@ -25,8 +25,11 @@ package llamacpp
 // Unloading another model runs on the loader's goroutine, with the other's
 // scheduler held: its hold channel is offered only while it sleeps with no
 // request running (admit), so a model decoding a request is never unloaded,
-// and nothing else touches its context while it is. After Options.KeepAlive
-// without a request, a model's own scheduler unloads it.
+// and nothing else touches its context while it is. After its keep-alive
+// without a request, a model's own scheduler unloads it: Options.KeepAlive,
+// or the keep-alive of the last request admitted when it sets one (as
+// Ollama's keep_alive: 0 unloads once the model is idle, a negative value
+// never); Engine.Unload unloads it as soon as it is idle.
 
 import (
 	"context"
@@ -91,6 +94,13 @@ type life struct {
 	loaded   bool      // the weights are in memory
 	lastUse  uint64    // pool.clock when a request last came: the LRU order
 	lastDone time.Time // when the last request ended (or the load did)
+	// keepFor is how long the model stays loaded idle, from the last
+	// request admitted (its keep-alive, else Options.KeepAlive); negative:
+	// for ever. keepWhy says where it came from, for the unload's reason.
+	keepFor time.Duration
+	keepWhy string
+	// unloadIdle: Engine.Unload asked for the model to go once idle.
+	unloadIdle bool
 }
 
 func newPool(budget int64) *pool { return &pool{budget: budget, changed: make(chan struct{})} }
@@ -183,13 +193,30 @@ func (p *pool) give(m *model, bytes int64) {
 }
 
 // began and ended count m's running requests: a model with one is never
-// unloaded. began also moves m to the front of the LRU order.
-func (p *pool) began(m *model) {
+// unloaded. began also moves m to the front of the LRU order and takes the
+// request's keep-alive (nil: the model's default).
+func (p *pool) began(m *model, keepAlive *time.Duration) {
 	p.mu.Lock()
 	p.clock++
 	m.life.lastUse = p.clock
 	m.life.running++
+	m.life.keepFor, m.life.keepWhy = m.keepAliveOf(keepAlive)
 	p.mu.Unlock()
+}
+
+// keepAliveOf is how long m stays loaded idle after a request with the
+// given keep-alive, and why, for the unload's reason.
+func (m *model) keepAliveOf(keepAlive *time.Duration) (time.Duration, string) {
+	switch {
+	case keepAlive != nil && *keepAlive == 0:
+		return 0, "the last request's keep_alive 0"
+	case keepAlive != nil:
+		return *keepAlive, fmt.Sprintf("%s without a request (the last request's keep_alive)", *keepAlive)
+	case m.keepAlive > 0:
+		return m.keepAlive, fmt.Sprintf("%s without a request (-keep-alive)", m.keepAlive)
+	default:
+		return -1, ""
+	}
 }
 
 func (p *pool) ended(m *model) {
@@ -312,7 +339,8 @@ func (m *model) unload(why string) {
 	}
 	m.released.Store(false)
 	m.pool.mu.Lock()
-	m.life.loaded = false
+	m.life.loaded, m.life.unloadIdle = false, false
+	m.life.keepFor, m.life.keepWhy = m.keepAliveOf(nil)
 	m.pool.mu.Unlock()
 	m.pool.give(m, math.MaxInt64)
 	m.unloads.Add(1)
@@ -375,10 +403,10 @@ func (e *Engine) ModelStatus() []backend.ModelStatus {
 		default:
 			st.Size = m.weightBytes() + m.kvHeld()
 		}
-		if m.life.loaded && m.keepAlive > 0 {
-			st.ExpiresAt = m.life.lastDone.Add(m.keepAlive)
+		if keep := m.life.keepFor; m.life.loaded && keep >= 0 {
+			st.ExpiresAt = m.life.lastDone.Add(keep)
 			if m.life.running > 0 {
-				st.ExpiresAt = time.Now().Add(m.keepAlive) // counted from the end of what runs
+				st.ExpiresAt = time.Now().Add(keep) // counted from the end of what runs
 			}
 		}
 		out = append(out, st)
@@ -388,16 +416,68 @@ func (e *Engine) ModelStatus() []backend.ModelStatus {
 
 var _ backend.StatusReporter = (*Engine)(nil)
 
-// expiry is when an idle loaded model unloads itself (KeepAlive after its
-// last request), for admit's timer; zero when it never does.
-func (m *model) expiry() time.Time {
-	if m.keepAlive <= 0 || m.m == 0 {
-		return time.Time{}
+// expiry is when an idle loaded model unloads itself (its keep-alive after
+// its last request, at once when Unload asked), and why, for admit's timer;
+// zero when it never does.
+func (m *model) expiry() (time.Time, string) {
+	if m.m == 0 {
+		return time.Time{}, ""
 	}
 	m.pool.mu.Lock()
 	defer m.pool.mu.Unlock()
-	return m.life.lastDone.Add(m.keepAlive)
+	switch {
+	case m.life.unloadIdle:
+		return m.life.lastDone, "asked to (unload)"
+	case m.life.keepFor < 0:
+		return time.Time{}, ""
+	}
+	return m.life.lastDone.Add(m.life.keepFor), m.life.keepWhy
 }
+
+// Load loads the model now, as a request would, to stay loaded keepAlive
+// after (nil: Options.KeepAlive). It returns once the model is loaded, or
+// with why it could not be.
+func (e *Engine) Load(ctx context.Context, id string, keepAlive *time.Duration) error {
+	m, err := e.model(id)
+	if err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	select {
+	case m.loadNow <- done:
+	case <-m.done:
+		return errClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if err := <-done; err != nil {
+		return err
+	}
+	m.pool.mu.Lock()
+	m.life.keepFor, m.life.keepWhy = m.keepAliveOf(keepAlive)
+	m.life.lastDone = time.Now()
+	m.pool.mu.Unlock()
+	m.wake() // the scheduler's timer follows the new keep-alive
+	return nil
+}
+
+// Unload unloads the model once it is idle: at once when no request runs,
+// else when the ones running end (a request that comes meanwhile runs
+// first). It does not wait for the unload; Options.OnLoad and ModelStatus
+// tell when it is done. A model that is not loaded is left as it is.
+func (e *Engine) Unload(_ context.Context, id string) error {
+	m, err := e.model(id)
+	if err != nil {
+		return err
+	}
+	m.pool.mu.Lock()
+	m.life.unloadIdle = m.life.loaded || m.life.loading
+	m.pool.mu.Unlock()
+	m.wake()
+	return nil
+}
+
+var _ backend.ModelLoader = (*Engine)(nil)
 
 // fileSizeOf is the file's size, 0 when it cannot be read.
 func fileSizeOf(path string) int64 {

@@ -400,3 +400,112 @@ func TestPreload(t *testing.T) {
 		t.Errorf("preloading over the budget: %v", err)
 	}
 }
+
+func dur(d time.Duration) *time.Duration { return &d }
+
+// A request's keep-alive (Ollama's keep_alive) overrides the model's for
+// the idle time after it, and the last request admitted decides: 0 unloads
+// the model once it is idle, an hour sets expires_at an hour after the
+// request, none goes back to the model's (here: never), a negative value
+// keeps it for ever.
+func TestRequestKeepAlive(t *testing.T) {
+	ev := make(events, 4096)
+	e, err := New(Options{LibDir: libDir(t), Models: []string{modelPath(t, "tiny-qwen3-random.gguf")}, ContextSize: 256, Threads: 1, OnLoad: ev.hook})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	m := e.byID["tiny-qwen3-random"]
+	withKeep := func(d *time.Duration) backend.CompleteRequest {
+		r := greedy(m.id)
+		r.KeepAlive = d
+		return r
+	}
+	first := answerOf(t, e, withKeep(dur(0)))
+	if u := ev.next(t, Unloaded); !strings.Contains(u.Why, "keep_alive 0") {
+		t.Errorf("unloaded: %+v", u)
+	}
+	if st := statusOf(t, e, m.id); st.Loaded || m.unloads.Load() != 1 {
+		t.Errorf("after keep_alive 0: %+v, %d unloads", st, m.unloads.Load())
+	}
+
+	before := time.Now()
+	if again := answerOf(t, e, withKeep(dur(time.Hour))); again != first {
+		t.Errorf("loaded again: %q, before %q", again, first)
+	}
+	st := statusOf(t, e, m.id)
+	if !st.Loaded || st.ExpiresAt.Before(before.Add(time.Hour)) || st.ExpiresAt.After(time.Now().Add(time.Hour)) {
+		t.Errorf("after keep_alive 1h: %+v", st)
+	}
+	for _, keep := range []*time.Duration{nil, dur(-1)} {
+		answerOf(t, e, withKeep(keep))
+		if st := statusOf(t, e, m.id); !st.Loaded || !st.ExpiresAt.IsZero() {
+			t.Errorf("after keep_alive %v: %+v, want loaded for ever", keep, st)
+		}
+	}
+	if m.unloads.Load() != 1 {
+		t.Errorf("%d unloads, want the one", m.unloads.Load())
+	}
+}
+
+// Unload frees an idle model at once; a busy one once its request ends,
+// never under it; Load loads it again without a request, with the
+// keep-alive it is given.
+func TestUnloadAndLoad(t *testing.T) {
+	ev := make(events, 4096)
+	e, err := New(Options{LibDir: libDir(t), Models: []string{modelPath(t, "tiny-qwen3-random.gguf")}, ContextSize: 512, Threads: 1, OnLoad: ev.hook})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	m := e.byID["tiny-qwen3-random"]
+	if err := e.Unload(context.Background(), m.id); err != nil || m.unloads.Load() != 0 {
+		t.Fatalf("unloading a model never loaded: %v, %d unloads", err, m.unloads.Load())
+	}
+	answerOf(t, e, greedy(m.id))
+	if err := e.Unload(context.Background(), m.id); err != nil {
+		t.Fatal(err)
+	}
+	if u := ev.next(t, Unloaded); !strings.Contains(u.Why, "unload") {
+		t.Errorf("unloaded: %+v", u)
+	}
+
+	// Busy: a long answer whose stream is not read holds its sequence.
+	long := greedy(m.id)
+	long.MaxTokens = 200
+	s, err := e.Complete(context.Background(), long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Next(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Unload(context.Background(), m.id); err != nil {
+		t.Fatal(err)
+	}
+	asleep := make(chan struct{}, 1)
+	m.asleep.Store(&asleep)
+	m.wake()
+	<-asleep // the scheduler has looked at the unload with the request running
+	m.asleep.Store(nil)
+	if st := statusOf(t, e, m.id); !st.Loaded || m.unloads.Load() != 1 {
+		t.Errorf("unloaded under a running request: %+v, %d unloads", st, m.unloads.Load())
+	}
+	s.Close()
+	if u := ev.next(t, Unloaded); !strings.Contains(u.Why, "unload") || m.unloads.Load() != 2 {
+		t.Errorf("after the request: %+v, %d unloads", u, m.unloads.Load())
+	}
+
+	if err := e.Load(context.Background(), m.id, dur(time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	if m.loads.Load() != 3 {
+		t.Errorf("%d loads, want 3", m.loads.Load())
+	}
+	if u := ev.next(t, Unloaded); !strings.Contains(u.Why, "1ms") {
+		t.Errorf("unloaded after Load's keep-alive: %+v", u)
+	}
+	if err := e.Load(context.Background(), "nope", nil); err == nil {
+		t.Error("loading a model not served: no error")
+	}
+}

@@ -142,6 +142,7 @@ func (m *model) open(opts Options) error {
 		cp.nUbatch = uint32(opts.Ubatch)
 	}
 	m.cp, m.idleRelease, m.keepAlive, m.onLoad = cp, opts.IdleRelease, opts.KeepAlive, opts.OnLoad
+	m.life.keepFor, m.life.keepWhy = m.keepAliveOf(nil)
 	// What llama.cpp will make of them (llama_context's constructor): a
 	// causal model's n_batch at most the context, n_ubatch at most n_batch;
 	// loadWeights checks it did.

@@ -3,7 +3,6 @@ package llamacpp
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -241,13 +240,15 @@ func (m *model) admit() bool {
 		var idle, expire <-chan time.Time
 		var idleNow, unloadNow chan chan struct{}
 		var timer, expireTimer *time.Timer
+		var expireWhy string
 		if len(m.active) == 0 && m.m != 0 && !m.released.Load() && m.idleRelease > 0 {
 			timer = time.NewTimer(m.idleRelease)
 			idle, idleNow = timer.C, m.idleNow
 		}
 		if len(m.active) == 0 && m.m != 0 {
 			unloadNow = m.unloadNow
-			if at := m.expiry(); !at.IsZero() {
+			var at time.Time
+			if at, expireWhy = m.expiry(); !at.IsZero() {
 				expireTimer = time.NewTimer(time.Until(at))
 				expire = expireTimer.C
 			}
@@ -267,7 +268,7 @@ func (m *model) admit() bool {
 			m.releaseKV()
 			close(done)
 		case <-expire:
-			m.unload(fmt.Sprintf("%s without a request (-keep-alive)", m.keepAlive))
+			m.unload(expireWhy)
 		case done := <-unloadNow:
 			m.unload("asked to")
 			close(done)
@@ -289,7 +290,7 @@ func (m *model) admit() bool {
 func (m *model) start(s *seq) {
 	// Counted as running from here: while it loads, or waits for memory,
 	// no other model's load may unload this one.
-	m.pool.began(m)
+	m.pool.began(m, s.req.KeepAlive)
 	fail := func(err error) {
 		m.pool.ended(m)
 		s.started <- err
