@@ -6,7 +6,9 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -88,5 +90,45 @@ func TestEmbeddedLoadFails(t *testing.T) {
 	}
 	if st := modelStatus(t, base, model); st["state"] != "unloaded" {
 		t.Errorf("after the failed load: %v", st)
+	}
+}
+
+// POST /v1/dragoman/unload (llama-swap's /unload) frees the engine's loaded
+// models: the answer names them, /v1/models then says unloaded, and the
+// next request loads the model again.
+func TestEmbeddedUnloadEndpoint(t *testing.T) {
+	base, model := startEmbedded(t)
+	cl := client(base)
+	if _, err := cl.Chat.Completions.New(context.Background(), weatherParams(model)); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(base+"/v1/dragoman/unload", "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	err = json.NewDecoder(resp.Body).Decode(&v)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 200 || path(v, "unloaded", 0, "model") != model {
+		t.Fatalf("unload: %d %v %v", resp.StatusCode, v, err)
+	}
+	// The unload is the engine's scheduler's, once the model is idle (it
+	// is): read the status again until it says so (a bound, not a measure).
+	state := ""
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if state = str(modelStatus(t, base, model)["state"]); state == "unloaded" {
+			break
+		}
+	}
+	if state != "unloaded" {
+		t.Fatalf("state %q after the unload", state)
+	}
+	r, err := cl.Chat.Completions.New(context.Background(), weatherParams(model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkWeatherCall(t, r.Choices[0].Message, r.Choices[0].FinishReason)
+	if st := modelStatus(t, base, model); st["state"] != "loaded" {
+		t.Errorf("after the next request: %v", st)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 const envNPMClients = "DRAGOMAN_NPM_CLIENTS"
@@ -73,6 +74,38 @@ func TestOllamaNPMClient(t *testing.T) {
 	}
 	if path(v, "models", 0) != model || path(v, "version") == "" {
 		t.Errorf("list %v, version %v", path(v, "models"), path(v, "version"))
+	}
+}
+
+// The ollama client's load and unload requests (its README's: a generate
+// with no prompt, keep_alive 0) reach the embedded engine: the model is
+// loaded with the keep-alive asked (expires_at an hour on), then gone from
+// /api/ps; a chat's keep_alive 0 unloads it once answered; -1 keeps it for
+// ever.
+func TestOllamaNPMClientLoadUnload(t *testing.T) {
+	base, model := startEmbedded(t)
+	before := time.Now()
+	v := runNodeClient(t, "ollama-lifecycle.mjs", base, model)
+	if path(v, "load", "done_reason") != "load" || path(v, "unload", "done_reason") != "unload" || path(v, "chatLoad", "done_reason") != "load" {
+		t.Errorf("answers: load %v, unload %v, chat load %v", path(v, "load"), path(v, "unload"), path(v, "chatLoad"))
+	}
+	ps, _ := v["psLoaded"].([]any)
+	at, _ := time.Parse(time.RFC3339, str(path(v, "psLoaded", 0, "expires_at")))
+	if len(ps) != 1 || path(ps[0], "name") != model || at.Before(before.Add(59*time.Minute)) || at.After(time.Now().Add(61*time.Minute)) {
+		t.Errorf("/api/ps after the load with 1h: %v", ps)
+	}
+	for _, after := range []string{"psUnloaded", "psAfterAnswer"} {
+		if ps, _ := v[after].([]any); len(ps) != 0 {
+			t.Errorf("%s: %v, want the model gone", after, ps)
+		}
+	}
+	if path(v, "answer", "done") != true || path(v, "answer", "eval_count") == 0.0 {
+		t.Errorf("the answer with keep_alive 0: %v", path(v, "answer"))
+	}
+	// For ever is, as in Ollama's /api/ps, an expiry centuries away.
+	forever, _ := time.Parse(time.RFC3339, str(path(v, "psForever", 0, "expires_at")))
+	if ps, _ := v["psForever"].([]any); len(ps) != 1 || forever.Before(time.Now().AddDate(100, 0, 0)) {
+		t.Errorf("/api/ps after keep_alive -1: %v, want loaded for ever", ps)
 	}
 }
 

@@ -27,7 +27,9 @@ type dialect struct {
 	api, idPrefix, idHeader string
 	// decode reads a request body; it may note decisions in rec. Besides
 	// the canonical request it may return state of its own (what the
-	// dialect echoes back or stores), which respond receives.
+	// dialect echoes back or stores), which respond receives. A request that
+	// only asks for a model to be loaded or unloaded (Ollama's without
+	// messages) is a *modelLifecycle state and no request.
 	decode func(body []byte, rec *trace.Record) (*chat.Request, any, error)
 	// respond makes the answer for req: a stream, which writes as the answer
 	// is produced, or a collector, which writes it when complete.
@@ -141,6 +143,14 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, d *dialect, rec *t
 	req, state, err := d.decode(body, rec)
 	if err != nil {
 		return failed(err)
+	}
+	if lc, ok := state.(*modelLifecycle); ok {
+		rec.Model = lc.model
+		if err := s.loadOrUnload(r.Context(), lc, rec); err != nil {
+			return failed(err)
+		}
+		lc.answer(w, lc.unload())
+		return http.StatusOK
 	}
 	rec.Model = req.Model
 	if req.MaxTokens == 0 && s.cfg.MaxOutputTokens > 0 {

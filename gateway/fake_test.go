@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -63,6 +64,29 @@ type fakeRuntime struct {
 	// drip, after the script, sends a "." every millisecond until the
 	// request is cancelled: a runtime that never finishes, never quiet.
 	drip bool
+	// loader makes the runtime a backend.ModelLoader (fakeLoader), which
+	// records each Load and Unload in lifecycle ("load m 1h0m0s", "unload
+	// m") and fails them with loaderErr.
+	loader    bool
+	lifecycle []string
+	loaderErr error
+}
+
+// fakeLoader is a fakeRuntime that loads and unloads models on request.
+type fakeLoader struct{ *fakeRuntime }
+
+func (f fakeLoader) Load(ctx context.Context, model string, keepAlive *time.Duration) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lifecycle = append(f.lifecycle, fmt.Sprintf("load %s %v", model, keepAliveText(keepAlive)))
+	return f.loaderErr
+}
+
+func (f fakeLoader) Unload(ctx context.Context, model string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lifecycle = append(f.lifecycle, "unload "+model)
+	return f.loaderErr
 }
 
 func (f *fakeRuntime) Kind() backend.Kind { return f.kind }
@@ -249,6 +273,9 @@ func newFakeGateway(t *testing.T, cfg Config, runtimes ...*fakeRuntime) *httptes
 		rt, ok := byURL[u.URL]
 		if !ok {
 			return nil, errors.New("unknown fake")
+		}
+		if rt.loader {
+			return fakeLoader{rt}, nil
 		}
 		return rt, nil
 	}})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"strings"
 	"time"
@@ -36,6 +37,9 @@ type ollamaChatRequest struct {
 	Format   json.RawMessage `json:"format"`
 	Options  *ollamaOptions  `json:"options"`
 	Stream   *bool           `json:"stream"`
+	// KeepAlive is how long the model stays loaded after the request: a
+	// duration string ("5m", "0") or seconds; negative for ever.
+	KeepAlive json.RawMessage `json:"keep_alive"`
 	// /api/generate only.
 	Prompt string   `json:"prompt"`
 	System string   `json:"system"`
@@ -84,8 +88,7 @@ func ollamaDialect(generate bool) *dialect {
 		api:      api,
 		idPrefix: "ollama-",
 		decode: func(body []byte, rec *trace.Record) (*chat.Request, any, error) {
-			req, err := decodeOllama(body, generate, rec)
-			return req, nil, err
+			return decodeOllama(body, generate, rec)
 		},
 		respond: func(w http.ResponseWriter, req *chat.Request, _ any) response {
 			a := &ollamaAnswer{generate: generate} // /api/generate: the text goes in "response"
@@ -102,40 +105,44 @@ func ollamaDialect(generate bool) *dialect {
 	}
 }
 
-// decodeOllama reads an /api/chat or /api/generate request.
-func decodeOllama(body []byte, generate bool, rec *trace.Record) (*chat.Request, error) {
+// decodeOllama reads an /api/chat or /api/generate request. One without a
+// prompt or messages only asks for the model to be loaded, or with
+// keep_alive 0 unloaded: it is returned as a *modelLifecycle state, with no
+// chat request.
+func decodeOllama(body []byte, generate bool, rec *trace.Record) (*chat.Request, any, error) {
 	var in ollamaChatRequest
 	if err := json.Unmarshal(body, &in); err != nil {
-		return nil, &requestError{msg: "the request body is not valid JSON: " + err.Error()}
+		return nil, nil, &requestError{msg: "the request body is not valid JSON: " + err.Error()}
 	}
 	if in.Model == "" {
-		return nil, &requestError{msg: "model is required", param: "model"}
+		return nil, nil, &requestError{msg: "model is required", param: "model"}
 	}
-	req := &chat.Request{Model: in.Model, Stream: in.Stream == nil || *in.Stream, Tools: in.Tools}
+	keepAlive, err := decodeOllamaKeepAlive(in.KeepAlive)
+	if err != nil {
+		return nil, nil, err
+	}
+	if generate && in.Prompt == "" && len(in.Images) == 0 || !generate && len(in.Messages) == 0 {
+		return nil, ollamaLifecycle(in.Model, keepAlive, generate), nil
+	}
+	req := &chat.Request{Model: in.Model, Stream: in.Stream == nil || *in.Stream, Tools: in.Tools, KeepAlive: keepAlive}
 	if generate {
 		if in.Raw {
-			return nil, &requestError{msg: "raw prompts are not served: Dragoman renders every prompt with the model's own template (send the text as prompt without raw)", param: "raw"}
+			return nil, nil, &requestError{msg: "raw prompts are not served: Dragoman renders every prompt with the model's own template (send the text as prompt without raw)", param: "raw"}
 		}
 		if in.System != "" {
 			req.Messages = append(req.Messages, chat.Message{Role: chat.RoleSystem, Content: in.System})
 		}
 		req.Messages = append(req.Messages, userWithImages(in.Prompt, in.Images))
-		if in.Prompt == "" && len(in.Images) == 0 {
-			return nil, &requestError{msg: "prompt is required (an empty prompt only loads a model in Ollama; Dragoman loads models when they are first used)", param: "prompt"}
-		}
 	} else {
-		if len(in.Messages) == 0 {
-			return nil, &requestError{msg: "messages must hold at least one message (an empty list only loads a model in Ollama)", param: "messages"}
-		}
 		msgs, err := ollamaMessages(in.Messages)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		req.Messages = msgs
 	}
 	for i, t := range in.Tools {
 		if t.Function.Name == "" {
-			return nil, &requestError{msg: fmt.Sprintf("tools[%d]: want {\"type\": \"function\", \"function\": {\"name\": ...}}", i), param: "tools"}
+			return nil, nil, &requestError{msg: fmt.Sprintf("tools[%d]: want {\"type\": \"function\", \"function\": {\"name\": ...}}", i), param: "tools"}
 		}
 		if t.Type == "" {
 			req.Tools[i].Type = "function"
@@ -148,13 +155,61 @@ func decodeOllama(body []byte, generate bool, rec *trace.Record) (*chat.Request,
 		}
 	}
 	if err := decodeOllamaThink(in.Think, req); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var err error
 	if req.ResponseFormat, err = decodeOllamaFormat(in.Format); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return req, nil
+	return req, nil, nil
+}
+
+// decodeOllamaKeepAlive reads keep_alive as Ollama does: a number of seconds
+// or a Go duration string, any negative value meaning for ever (returned as
+// -1); nil when absent.
+func decodeOllamaKeepAlive(raw json.RawMessage) (*time.Duration, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	bad := &requestError{msg: fmt.Sprintf("keep_alive: want a duration such as \"5m\" or a number of seconds, not %s", raw), param: "keep_alive"}
+	var d time.Duration
+	var secs float64
+	var text string
+	switch {
+	case json.Unmarshal(raw, &secs) == nil:
+		if secs > float64(math.MaxInt64)/float64(time.Second) {
+			return nil, bad
+		}
+		d = time.Duration(secs * float64(time.Second))
+	case json.Unmarshal(raw, &text) == nil:
+		var err error
+		if d, err = time.ParseDuration(text); err != nil {
+			return nil, bad
+		}
+	default:
+		return nil, bad
+	}
+	if d < 0 {
+		d = -1
+	}
+	return &d, nil
+}
+
+// ollamaLifecycle is the load or unload request of /api/chat or
+// /api/generate, answered as Ollama answers it: one object, done, with
+// done_reason "load" or "unload".
+func ollamaLifecycle(model string, keepAlive *time.Duration, generate bool) *modelLifecycle {
+	return &modelLifecycle{model: model, keepAlive: keepAlive, answer: func(w http.ResponseWriter, unload bool) {
+		o := map[string]any{"model": model, "created_at": time.Now().UTC().Format(time.RFC3339Nano), "done": true, "done_reason": "load"}
+		if unload {
+			o["done_reason"] = "unload"
+		}
+		if generate {
+			o["response"] = ""
+		} else {
+			o["message"] = map[string]any{"role": "assistant", "content": ""}
+		}
+		writeJSON(w, http.StatusOK, o)
+	}}
 }
 
 func userWithImages(text string, images []string) chat.Message {

@@ -219,6 +219,7 @@ func (s *Server) routes() {
 	})
 	s.mux.HandleFunc("GET /v1/models", s.handleModels)
 	s.mux.HandleFunc("GET /v1/models/{id...}", s.handleModel)
+	s.mux.HandleFunc("POST /v1/dragoman/unload", s.handleUnload)
 	s.mux.HandleFunc("GET /v1/dragoman/requests", s.handleTraceIndex)
 	s.mux.HandleFunc("GET /v1/dragoman/requests/{id}", s.handleTrace)
 	s.mux.HandleFunc("GET /dragoman/requests/{id}", s.handleTracePage)
