@@ -13,6 +13,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/shared"
 
+	"github.com/dragoman-dev/dragoman/grammar"
 	"github.com/dragoman-dev/dragoman/internal/fixtures"
 )
 
@@ -193,4 +194,91 @@ func reasoningOpenModel(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// The grammar per sequence, through the gateway with streaming clients: 8
+// OpenAI SDK streams at once, tool_choice "required", the random model (its
+// every token drawn against its own request's grammar while the engine
+// decodes the 8 in one batch): every call streamed back is valid against
+// its tool's schema. That the requests overlapped is read from their traces:
+// a prompt the same as the last one's would take the same slot when run
+// alone, so requests on several slots ran side by side.
+func TestEmbeddedForcedCallsConcurrentStreams(t *testing.T) {
+	const streams = 8
+	random := filepath.Join(fixtures.Require(t), "models", "tiny-qwen3-random.gguf")
+	base, _ := startEmbedded(t, "-model", random, "-slots", fmt.Sprint(streams))
+	cl := client(base)
+	tools, schemas := boundedToolsAndSchemas(t)
+	samples := max(sampleCount(t, 50), streams)
+	type outcome struct {
+		id, problem string
+	}
+	work := make(chan int)
+	results := make(chan outcome)
+	for range streams {
+		go func() {
+			for seed := range work {
+				results <- streamRequiredCall(cl, tools, schemas, seed)
+			}
+		}()
+	}
+	go func() {
+		for i := range samples {
+			work <- i
+		}
+		close(work)
+	}()
+	valid := 0
+	slots := map[float64]bool{}
+	for range samples {
+		r := <-results
+		if r.problem != "" {
+			t.Error(r.problem)
+			continue
+		}
+		valid++
+		timings, _ := getJSON(t, base+"/v1/dragoman/requests/"+r.id)["timings"].(map[string]any)
+		if slot, ok := timings["upstream_slot"].(float64); ok {
+			slots[slot] = true
+		}
+	}
+	t.Logf("%d of %d streamed required calls valid against the schema, %d streams at once on %d slots", valid, samples, streams, len(slots))
+	if len(slots) < 2 {
+		t.Errorf("every request took the same slot: they did not run side by side")
+	}
+}
+
+// streamRequiredCall streams one tool_choice "required" request and checks
+// its one call against the schemas; it returns the response's id (its
+// trace's) or what was wrong.
+func streamRequiredCall(cl openai.Client, tools []openai.ChatCompletionToolUnionParam, schemas map[string]*grammar.Grammar, seed int) struct{ id, problem string } {
+	stream := cl.Chat.Completions.NewStreaming(context.Background(), openai.ChatCompletionNewParams{
+		Model:             "tiny-qwen3-random",
+		Messages:          []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Use a tool.")},
+		Tools:             tools,
+		ToolChoice:        openai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: openai.String("required")},
+		MaxTokens:         openai.Int(128),
+		Seed:              openai.Int(int64(seed)),
+		ParallelToolCalls: openai.Bool(false),
+	})
+	var acc openai.ChatCompletionAccumulator
+	for stream.Next() {
+		acc.AddChunk(stream.Current())
+	}
+	fail := func(format string, args ...any) struct{ id, problem string } {
+		return struct{ id, problem string }{acc.ID, fmt.Sprintf("seed %d: ", seed) + fmt.Sprintf(format, args...)}
+	}
+	if err := stream.Err(); err != nil {
+		return fail("%v", err)
+	}
+	if len(acc.Choices) != 1 || len(acc.Choices[0].Message.ToolCalls) != 1 || acc.Choices[0].FinishReason != "tool_calls" {
+		return fail("want one call and finish tool_calls: %+v", acc.Choices)
+	}
+	c := acc.Choices[0].Message.ToolCalls[0]
+	var compact bytes.Buffer
+	g := schemas[c.Function.Name]
+	if g == nil || json.Compact(&compact, []byte(c.Function.Arguments)) != nil || !g.Match(compact.String()) {
+		return fail("invalid call %s %s", c.Function.Name, c.Function.Arguments)
+	}
+	return struct{ id, problem string }{id: acc.ID}
 }

@@ -127,7 +127,7 @@ tier() {
 
 # The sampling tests run once, in the sampling tier, with their full counts
 # (plain go test ./... runs them with a handful).
-sampling='^(TestForcedCallOnOllama|TestEmbeddedForcedCalls|TestEmbeddedForcedCallAfterOpenReasoning|TestEmbeddedStructuredOutputs|TestRequiredCallsOnLlamaServer|TestBenchRandomRequired)$'
+sampling='^(TestForcedCallOnOllama|TestEmbeddedForcedCalls|TestEmbeddedForcedCallAfterOpenReasoning|TestEmbeddedForcedCallsConcurrentStreams|TestEmbeddedStructuredOutputs|TestRequiredCallsOnLlamaServer|TestBenchRandomRequired)$'
 tier default "${TEST_TIMEOUT:-20m}" -- -skip "$sampling" ./...
 tier sampling "${SAMPLING_TIMEOUT:-30m}" DRAGOMAN_SAMPLES=full -- -run "$sampling" ./e2e
 
