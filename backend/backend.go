@@ -36,14 +36,6 @@ const (
 	Embedded Kind = "embedded"
 )
 
-// TakesJSONSchema reports whether the runtime's raw completion can be
-// constrained to a JSON Schema (CompleteRequest.JSONSchema): Ollama's
-// format, llama-server's json_schema, vLLM's structured outputs, the embedded
-// engine's grammar (the schema converted to GBNF).
-func (k Kind) TakesJSONSchema() bool {
-	return k == Ollama || k == LlamaServer || k == VLLM || k == Embedded
-}
-
 // Backend is one runtime at one address. Methods are safe for concurrent use
 // and honour ctx: cancelling it aborts the upstream request.
 type Backend interface {

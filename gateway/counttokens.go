@@ -82,7 +82,7 @@ var errCannotCount = errors.New("the model's chat template or tokenizer is not a
 func (x *exchange) countPrompt(ctx context.Context) (int, error) {
 	rt := x.rt
 	_, remote := rt.up.be.(backend.TokenCounter)
-	remote = remote && rt.up.be.Kind() == backend.LlamaServer
+	remote = remote && rt.up.be.Kind().Caps().TokenizesExactly
 	if rt.state.tpl == nil || (rt.state.tok == nil && !remote) {
 		return 0, errCannotCount
 	}
@@ -100,7 +100,7 @@ func (x *exchange) countText(ctx context.Context, prompt string) (int, error) {
 		return tok.Count(prompt), nil
 	}
 	// No tokenizer at hand: the runtime that will read the prompt counts it.
-	if counter, ok := x.rt.up.be.(backend.TokenCounter); ok && x.rt.up.be.Kind() == backend.LlamaServer {
+	if counter, ok := x.rt.up.be.(backend.TokenCounter); ok && x.rt.up.be.Kind().Caps().TokenizesExactly {
 		return counter.CountTokens(ctx, prompt)
 	}
 	return 0, errCannotCount
@@ -163,7 +163,7 @@ func (x *exchange) announcedPromptTokens(ctx context.Context) int {
 // vocabulary through /tokenize). configured is the upstream's template path
 // for the model, or "".
 func localModelFiles(u *upstream, model, configured string, info *backend.ModelInfo, st *modelState) {
-	if info.GGUFPath == "" && u.be.Kind() == backend.LMStudio && backend.IsLocal(u.be.BaseURL()) {
+	if info.GGUFPath == "" && u.be.Kind().Caps().LMStudioFolder && backend.IsLocal(u.be.BaseURL()) {
 		path, why := lmstudioWeights(model, ondisk.Find(ondisk.Stores{LMStudio: lmstudioDirs()}))
 		if path != "" {
 			info.GGUFPath = path
@@ -173,7 +173,7 @@ func localModelFiles(u *upstream, model, configured string, info *backend.ModelI
 			st.why = append(st.why, why)
 		}
 	}
-	if info.GGUFPath != "" || configured == "" || u.be.Kind() == backend.LlamaServer {
+	if info.GGUFPath != "" || configured == "" || u.be.Kind().Caps().TokenizesExactly {
 		return
 	}
 	dir := configured

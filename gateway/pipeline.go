@@ -153,7 +153,7 @@ func (x *exchange) start(ctx context.Context) (backend.Stream, error) {
 		rec.Mode = "own"
 		return x.startOwn(ctx)
 	}
-	if x.forced() && !relayEnforcesToolChoice(x.rt.up.be.Kind()) {
+	if x.forced() && !x.rt.up.be.Kind().Caps().EnforcesToolChoice {
 		// A forced call is never sent as if it were "auto": where the
 		// runtime's chat API does not enforce tool_choice, the call is forced
 		// in own mode when it can be, else refused.
@@ -183,20 +183,6 @@ func (x *exchange) choiceName() string {
 		return fmt.Sprintf("naming %q", x.req.ToolChoice.Name)
 	}
 	return `"required"`
-}
-
-// relayEnforcesToolChoice reports whether a runtime's chat API holds the
-// model to tool_choice "required" and named functions: vLLM and SGLang
-// constrain the call; a remote OpenAI-compatible API is taken at its word.
-// Ollama accepts the field and ignores it; llama-server's chat API was
-// measured leaving 50 of 50 "required" answers of the random model without a
-// call; LM Studio and mlx_lm.server do not document enforcing it.
-func relayEnforcesToolChoice(kind backend.Kind) bool {
-	switch kind {
-	case backend.VLLM, backend.SGLang, backend.OpenAI:
-		return true
-	}
-	return false
 }
 
 // ownMode: render and parse here when the runtime takes raw prompts and the
@@ -279,7 +265,7 @@ func (x *exchange) startOwn(ctx context.Context) (backend.Stream, error) {
 			return nil, err
 		}
 	}
-	if st.tok != nil && x.rt.up.be.Kind() == backend.Ollama {
+	if st.tok != nil && x.rt.up.be.Kind().Caps().ContextPerRequest {
 		if creq.ContextLength, err = x.contextFor(st.tok.Count(creq.Prompt)); err != nil {
 			return nil, err
 		}
@@ -433,7 +419,7 @@ func (x *exchange) startRelay(ctx context.Context) (backend.Stream, error) {
 	if f := x.rt.state.family; f != nil && len(req.Tools) > 0 {
 		x.parser = f.New(format.Options{Tools: req.Tools})
 	}
-	if x.rt.up.be.Kind() == backend.LMStudio && len(req.Tools) > 0 {
+	if x.rt.up.be.Kind().Caps().ToolRequestCalls && len(req.Tools) > 0 {
 		// LM Studio prompts a model it has no parser for with its own
 		// [TOOL_REQUEST] protocol, and returns such a call in the content
 		// when it cannot parse it: read those blocks too.

@@ -336,13 +336,13 @@ func (s *Server) prepareModel(ctx context.Context, u *upstream, model string, st
 // count_tokens, the prompt's make-up and Ollama's num_ctx.
 func loadTokenizer(kind backend.Kind, path string, st *modelState) *tokenize.Tokenizer {
 	rt := tokenize.LlamaCpp
-	if kind == backend.Ollama {
+	if kind.Caps().OllamaTokenizer {
 		rt = tokenize.Ollama
 	}
 	tok, err := tokenize.FromGGUFFor(path, rt)
 	if err != nil {
 		why := "the model's tokenizer could not be loaded (no count_tokens or make-up for it): " + err.Error()
-		if kind == backend.Ollama {
+		if kind.Caps().ContextPerRequest {
 			why = "the model's tokenizer could not be loaded, so num_ctx is left to Ollama: " + err.Error()
 		}
 		st.why = append(st.why, why)
@@ -439,5 +439,5 @@ func sameModel(kind backend.Kind, name, listed string) bool {
 	if name == listed {
 		return true
 	}
-	return kind == backend.Ollama && !strings.Contains(name, ":") && listed == name+":latest"
+	return kind.Caps().LatestTag && !strings.Contains(name, ":") && listed == name+":latest"
 }

@@ -351,7 +351,7 @@ func (s *Server) setDiscovered(found []backend.Backend) {
 		if s.isConfigured(be.BaseURL()) {
 			continue
 		}
-		if u, ok := known[be.BaseURL()]; ok && u.be.Kind() == be.Kind() {
+		if u, ok := known[be.BaseURL()]; ok && backend.SameRuntime(u.be, be) {
 			discovered = append(discovered, u) // keep what it has learnt
 			continue
 		}
@@ -412,11 +412,7 @@ const kindNames = "ollama, llama-server, lmstudio, vllm, sglang, mlx-lm or opena
 // knownKind reports whether an upstream may name kind ("" means recognise
 // the runtime by probing it).
 func knownKind(kind backend.Kind) bool {
-	switch kind {
-	case "", backend.Ollama, backend.LlamaServer, backend.LMStudio, backend.VLLM, backend.SGLang, backend.MLX, backend.OpenAI:
-		return true
-	}
-	return false
+	return kind == "" || kind.Caps().Configurable
 }
 
 // redactURL is raw with any password in it masked (user:xxxxx@host), for
@@ -449,9 +445,9 @@ func checkUpstreamURL(raw string) error {
 // runtime when the config does not name it.
 func connectUpstream(ctx context.Context, u Upstream, client *http.Client) (backend.Backend, error) {
 	kind := backend.Kind(u.Kind)
-	switch kind {
-	case backend.Ollama, backend.LlamaServer, backend.LMStudio, backend.VLLM, backend.SGLang, backend.MLX, backend.OpenAI:
-	case "":
+	switch {
+	case kind.Caps().Configurable:
+	case kind == "":
 		dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
 		k, err := backend.Detect(dctx, u.URL, client)

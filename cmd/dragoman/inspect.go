@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
-	"strings"
 
 	"github.com/dragoman-dev/dragoman/backend"
 	"github.com/dragoman-dev/dragoman/chat"
@@ -150,13 +149,11 @@ func runInspect(args []string, e *env) int {
 
 // runtimeKind reads --runtime.
 func runtimeKind(name string) (backend.Kind, bool) {
-	switch k := backend.Kind(strings.ToLower(name)); k {
-	case "llamacpp", "llama.cpp":
-		return backend.LlamaServer, true
-	case backend.LlamaServer, backend.VLLM, backend.SGLang, backend.Ollama, backend.LMStudio, backend.MLX:
-		return k, true
+	k, ok := backend.ParseKind(name)
+	if !ok || !k.Caps().Configurable || k.Caps().Generic {
+		return "", false
 	}
-	return "", false
+	return k, true
 }
 
 // inspectPrompt renders one user message with the tools and a generation

@@ -127,7 +127,10 @@ func inspectModel(src *template.Source, e *env) (*modelReport, error) {
 		Parameters: json.RawMessage(`{"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}`)}}}
 	rep.Caps = modelCapabilities(src, text, fam, tools, e)
 	rep.Constraint = map[string]runtimeConstraint{}
-	for _, kind := range []backend.Kind{backend.LlamaServer, backend.Embedded, backend.VLLM, backend.SGLang, backend.Ollama, backend.LMStudio} {
+	for _, kind := range backend.Kinds() {
+		if !kind.Caps().RawPrompts {
+			continue
+		}
 		rep.Constraint[string(kind)] = runtimeConstraint{
 			Auto:     planSummary(fam, kind, tools, chat.ToolChoice{Mode: chat.ToolAuto}),
 			Required: planSummary(fam, kind, tools, chat.ToolChoice{Mode: chat.ToolRequired}),
