@@ -21,12 +21,6 @@ import (
 // keep {"object": "list", "data": […]}. docs/DECISIONS.md says why the
 // base instructions are left empty.
 
-// codexCatalogWait bounds how long the Codex listing waits for the models'
-// preparations (template, family, context length); a model not prepared by
-// then is listed with what its runtime's listing said, and its preparation
-// goes on for the next listing and the first request.
-const codexCatalogWait = 10 * time.Second
-
 // codexPrepareAll is the most models the Codex listing prepares: a
 // preparation keeps the model's tokenizer (about 20 MB for a 150k-token
 // vocabulary) for the process's life, which a catalog of a few models can
@@ -86,7 +80,11 @@ type codexDragomanNotes struct {
 
 // handleCodexModels answers Codex CLI's GET /v1/models?client_version=….
 func (s *Server) handleCodexModels(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), codexCatalogWait)
+	// The wait for the models' preparations (template, family, context
+	// length) is limits.catalog_wait; a model not prepared by then is listed
+	// with what its runtime's listing said, and its preparation goes on for
+	// the next listing and the first request.
+	ctx, cancel := context.WithTimeout(r.Context(), time.Duration(s.cfg.Limits.CatalogWait))
 	defer cancel()
 	type entry struct {
 		id, name string // the client's name and the upstream's
@@ -119,7 +117,7 @@ func (s *Server) handleCodexModels(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	// Every model is prepared as its first request would prepare it, all at
-	// once, for at most codexCatalogWait; in a larger catalog, only those
+	// once, for at most limits.catalog_wait; in a larger catalog, only those
 	// prepared already.
 	var wg sync.WaitGroup
 	for _, e := range entries {

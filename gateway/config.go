@@ -146,6 +146,40 @@ type Limits struct {
 	RequestHeaderTimeout Duration `json:"request_header_timeout,omitempty"`
 	RequestTimeout       Duration `json:"request_timeout,omitempty"`
 	ClientIdleTimeout    Duration `json:"client_idle_timeout,omitempty"`
+
+	// The gateway's own waits and retries for its runtimes, each read
+	// against Hooks.Clock where it is a deadline rather than a timeout:
+	//
+	// ListTimeout bounds a remote runtime's model listing (default 2s),
+	// LocalListTimeout one on this machine (10s: a local runtime may be
+	// loading a model).
+	ListTimeout      Duration `json:"list_timeout,omitempty"`
+	LocalListTimeout Duration `json:"local_list_timeout,omitempty"`
+	// MarkDown is how long an upstream that could not be reached is passed
+	// over while another serves the same model (default 10s).
+	MarkDown Duration `json:"mark_down,omitempty"`
+	// PrepareTimeout bounds a model's preparation: the runtime describing
+	// it, its template and tokenizer read (default 1m).
+	PrepareTimeout Duration `json:"prepare_timeout,omitempty"`
+	// RetryFirst and RetryMax bound the delay before what could not be set
+	// up is tried again (a configured upstream, a model the runtime did not
+	// describe, a failed listing): it doubles from RetryFirst (default 1s)
+	// to RetryMax (default 1m) with each failure in a row.
+	RetryFirst Duration `json:"retry_first,omitempty"`
+	RetryMax   Duration `json:"retry_max,omitempty"`
+	// ConnectRetryTimeout bounds each background attempt at setting up a
+	// configured upstream (default 30s); DetectTimeout the probe that
+	// recognises an upstream configured without a kind (default 5s).
+	ConnectRetryTimeout Duration `json:"connect_retry_timeout,omitempty"`
+	DetectTimeout       Duration `json:"detect_timeout,omitempty"`
+	// LostFor is how long a runtime found on the default ports and then
+	// gone still answers for its models, with a 503 and Retry-After rather
+	// than a 404 (default 10m).
+	LostFor Duration `json:"lost_for,omitempty"`
+	// CatalogWait bounds how long Codex CLI's model listing waits for the
+	// models' preparations (default 10s); a model not prepared by then is
+	// listed with what its runtime said.
+	CatalogWait Duration `json:"catalog_wait,omitempty"`
 }
 
 // Traces configures the trace store: an SQLite file, or a PostgreSQL
@@ -377,6 +411,20 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Limits.MaxTraceBytes == 0 {
 		c.Limits.MaxTraceBytes = 8 << 20
+	}
+	for _, d := range []struct {
+		limit *Duration
+		value time.Duration
+	}{
+		{&c.Limits.ListTimeout, 2 * time.Second}, {&c.Limits.LocalListTimeout, 10 * time.Second},
+		{&c.Limits.MarkDown, 10 * time.Second}, {&c.Limits.PrepareTimeout, time.Minute},
+		{&c.Limits.RetryFirst, time.Second}, {&c.Limits.RetryMax, time.Minute},
+		{&c.Limits.ConnectRetryTimeout, 30 * time.Second}, {&c.Limits.DetectTimeout, 5 * time.Second},
+		{&c.Limits.LostFor, 10 * time.Minute}, {&c.Limits.CatalogWait, 10 * time.Second},
+	} {
+		if *d.limit == 0 {
+			*d.limit = Duration(d.value)
+		}
 	}
 	if c.Traces.MaxCount == 0 {
 		c.Traces.MaxCount = trace.DefaultMaxCount

@@ -263,13 +263,20 @@ For each function call, return a json object with function name and arguments wi
 // discovery off.
 func newFakeGateway(t *testing.T, cfg Config, runtimes ...*fakeRuntime) *httptest.Server {
 	t.Helper()
+	return newFakeGatewayWith(t, cfg, Hooks{}, runtimes...)
+}
+
+// newFakeGatewayWith is newFakeGateway with hooks of the test's own (a
+// clock); their Connect is the fakes'.
+func newFakeGatewayWith(t *testing.T, cfg Config, hooks Hooks, runtimes ...*fakeRuntime) *httptest.Server {
+	t.Helper()
 	byURL := map[string]*fakeRuntime{}
 	for _, rt := range runtimes {
 		byURL[rt.url] = rt
 		cfg.Upstreams = append(cfg.Upstreams, Upstream{URL: rt.url})
 	}
 	cfg.NoDiscover = true
-	s, err := New(cfg, Hooks{Connect: func(ctx context.Context, u Upstream) (backend.Backend, error) {
+	hooks.Connect = func(ctx context.Context, u Upstream) (backend.Backend, error) {
 		rt, ok := byURL[u.URL]
 		if !ok {
 			return nil, errors.New("unknown fake")
@@ -278,7 +285,8 @@ func newFakeGateway(t *testing.T, cfg Config, runtimes ...*fakeRuntime) *httptes
 			return fakeLoader{rt}, nil
 		}
 		return rt, nil
-	}})
+	}
+	s, err := New(cfg, hooks)
 	if err != nil {
 		t.Fatal(err)
 	}

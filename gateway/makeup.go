@@ -40,7 +40,7 @@ func (x *exchange) promptMakeup(prompt string) {
 		x.rec.Decide(fmt.Sprintf("the prompt's make-up is not measured: the prompt is %d KiB (more than %d)", len(prompt)>>10, makeupMaxPrompt>>10))
 		return
 	}
-	treq, now, rate := *x.treq, x.s.now, st.rate.tokensPerSecond()
+	treq, now, rate := *x.treq, x.s.templateNow, st.rate.tokensPerSecond()
 	renders := max(makeupMinRenders, min(makeupMaxRenders, makeupBudget/max(1, len(prompt))))
 	x.rec.Later = trace.Defer(func() func(*trace.Record) {
 		m, err := makeup.Analyze(st.tpl, treq, st.tok, makeup.Options{Prompt: prompt, MaxRenders: renders, Render: &jinja.Options{Now: now}})

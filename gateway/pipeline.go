@@ -127,7 +127,7 @@ func (s *Server) run(ctx context.Context, req *chat.Request, rec *trace.Record, 
 			rt.up.inFlight.Add(-1)
 			var ue *upstreamError
 			if errors.As(err, &ue) && ue.status == http.StatusBadGateway && i+1 < len(routes) {
-				rt.up.markDown()
+				rt.up.markDown(s.now().Add(time.Duration(s.cfg.Limits.MarkDown)))
 				rec.Decide(fmt.Sprintf("%s failed (%v); marked down, trying the next upstream serving the model", rt.up.name, err))
 				continue
 			}
@@ -512,7 +512,7 @@ func (x *exchange) render(tools []chat.Tool) (string, error) {
 	x.treq = &treq
 	// The render stops when the client leaves: a hostile or huge template
 	// must not keep working for nobody.
-	prompt, err := template.Render(st.tpl, treq, &jinja.Options{Now: x.s.now, Context: x.client})
+	prompt, err := template.Render(st.tpl, treq, &jinja.Options{Now: x.s.templateNow, Context: x.client})
 	if err != nil {
 		if x.client != nil && x.client.Err() != nil && errors.Is(err, x.client.Err()) {
 			return "", x.client.Err()

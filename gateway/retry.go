@@ -15,32 +15,23 @@ import (
 // loading its model at the first request, is served once it answers.
 //   - A configured upstream that could not be set up (its kind recognised)
 //     is connected again in the background, after a delay that doubles from
-//     retryFirst to retryMax between failures.
+//     limits.retry_first to limits.retry_max between failures.
 //   - A model whose preparation failed because the runtime did not describe
 //     it is prepared again after the same kind of delay; until then it is
 //     served as prepared (relay mode, the trace says why).
 //   - A runtime found on the default ports and then lost is remembered for
-//     lostFor: its models answer 503 with Retry-After, not 404.
+//     limits.lost_for: its models answer 503 with Retry-After, not 404.
 
-// retryFirst and retryMax bound the delay between attempts; tests shorten
-// retryFirst.
-var (
-	retryFirst = time.Second
-	retryMax   = time.Minute
-)
-
-// backoff is the delay after the given number of failed attempts (≥ 1).
-func backoff(failures int) time.Duration {
-	d := retryFirst
-	for i := 1; i < failures && d < retryMax; i++ {
+// backoff is the delay after the given number of failed attempts (≥ 1):
+// limits.retry_first, doubled with each failure after the first, at most
+// limits.retry_max.
+func (s *Server) backoff(failures int) time.Duration {
+	d, most := time.Duration(s.cfg.Limits.RetryFirst), time.Duration(s.cfg.Limits.RetryMax)
+	for i := 1; i < failures && d < most; i++ {
 		d *= 2
 	}
-	return min(d, retryMax)
+	return min(d, most)
 }
-
-// lostFor is how long a discovered runtime that is gone still answers for
-// its models (503, not 404).
-const lostFor = 10 * time.Minute
 
 // pendingUpstream is a configured upstream that could not be set up yet.
 type pendingUpstream struct {
@@ -65,7 +56,7 @@ func (s *Server) connect(ctx context.Context, order int, c Upstream) {
 	be, err := s.hooks.Connect(ctx, c)
 	if err != nil {
 		s.pending = append(s.pending, &pendingUpstream{order: order, cfg: c, err: s.connectError(c, err),
-			failures: 1, retryAt: time.Now().Add(backoff(1))})
+			failures: 1, retryAt: s.now().Add(s.backoff(1))})
 		return
 	}
 	s.addConfigured(order, c, be)
@@ -86,7 +77,7 @@ func (s *Server) addConfigured(order int, c Upstream, be backend.Backend) {
 // retryPending starts a background attempt for each pending upstream whose
 // delay has passed. The caller holds s.mu.
 func (s *Server) retryPending() {
-	now := time.Now()
+	now := s.now()
 	for _, p := range s.pending {
 		if p.trying || now.Before(p.retryAt) {
 			continue
@@ -96,7 +87,7 @@ func (s *Server) retryPending() {
 }
 
 func (s *Server) retryConnect(ctx context.Context, p *pendingUpstream) {
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	cctx, cancel := context.WithTimeout(ctx, time.Duration(s.cfg.Limits.ConnectRetryTimeout))
 	defer cancel()
 	be, err := s.hooks.Connect(cctx, p.cfg)
 	s.mu.Lock()
@@ -105,7 +96,7 @@ func (s *Server) retryConnect(ctx context.Context, p *pendingUpstream) {
 	if err != nil {
 		if ctx.Err() == nil { // not cut short by Close
 			p.failures++
-			p.err, p.retryAt = s.connectError(p.cfg, err), time.Now().Add(backoff(p.failures))
+			p.err, p.retryAt = s.connectError(p.cfg, err), s.now().Add(s.backoff(p.failures))
 		}
 		return
 	}
@@ -126,12 +117,12 @@ func (s *Server) pendingErrors() []error {
 // forget remembers the discovered upstreams that are gone, with the models
 // they served. The caller holds s.mu.
 func (s *Server) forget(gone []*upstream) {
-	now := time.Now()
+	now := s.now()
 	if s.lost == nil {
 		s.lost = map[string]lostUpstream{}
 	}
 	for url, l := range s.lost {
-		if now.Sub(l.at) > lostFor {
+		if now.Sub(l.at) > time.Duration(s.cfg.Limits.LostFor) {
 			delete(s.lost, url)
 		}
 	}
@@ -151,7 +142,7 @@ func (s *Server) lostServing(model string) (lostUpstream, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, l := range s.lost {
-		if time.Since(l.at) <= lostFor && slices.ContainsFunc(l.models, func(m string) bool {
+		if s.now().Sub(l.at) <= time.Duration(s.cfg.Limits.LostFor) && slices.ContainsFunc(l.models, func(m string) bool {
 			return m == model || strings.TrimSuffix(m, ":latest") == model
 		}) {
 			return l, true

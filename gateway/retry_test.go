@@ -13,23 +13,18 @@ import (
 	"github.com/dragoman-dev/dragoman/backend"
 )
 
-// shortBackoff makes every retry due at once for the test.
-func shortBackoff(t *testing.T) {
-	saved := retryFirst
-	retryFirst = 0
-	t.Cleanup(func() { retryFirst = saved })
-}
+// fastRetry makes every retry due (almost) at once.
+var fastRetry = Limits{RetryFirst: Duration(time.Nanosecond)}
 
 // A configured upstream that cannot be set up at the first request (its
 // kind could not be recognised: it was down) is tried again in the
 // background and served once it answers; meanwhile clients get a 502 with
 // Retry-After.
 func TestConfiguredUpstreamRetried(t *testing.T) {
-	shortBackoff(t)
 	rt := qwenRuntime(stop())
 	var mu sync.Mutex
 	attempts := 0
-	s, err := New(Config{NoDiscover: true, Upstreams: []Upstream{{URL: rt.url}}}, Hooks{Connect: func(ctx context.Context, u Upstream) (backend.Backend, error) {
+	s, err := New(Config{NoDiscover: true, Limits: fastRetry, Upstreams: []Upstream{{URL: rt.url}}}, Hooks{Connect: func(ctx context.Context, u Upstream) (backend.Backend, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		attempts++
@@ -59,10 +54,9 @@ func TestConfiguredUpstreamRetried(t *testing.T) {
 // loading) is served in relay mode, and prepared again after the backoff:
 // the next request goes in own mode.
 func TestPreparationRetried(t *testing.T) {
-	shortBackoff(t)
 	rt := qwenRuntime(stop())
 	rt.infoFailures = 1
-	ts := newFakeGateway(t, Config{}, rt)
+	ts := newFakeGateway(t, Config{Limits: fastRetry}, rt)
 	if mode := requestMode(t, ts.URL); mode != "relay" {
 		t.Fatalf("first request: mode %q, want relay (the model was not described)", mode)
 	}

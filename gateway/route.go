@@ -37,7 +37,7 @@ type upstream struct {
 	listedAt  time.Time
 	listErr   error
 	// listFailures counts the listings failed in a row: a failed listing is
-	// tried again after backoff(listFailures), not after ModelsTTL.
+	// tried again after Server.backoff(listFailures), not after ModelsTTL.
 	listFailures int
 	listing      bool // a background listing is running
 	prepared     map[string]*modelState
@@ -106,11 +106,11 @@ func (s *Server) models(ctx context.Context, u *upstream) []backend.Model {
 	u.mu.Lock()
 	if u.listedAt.IsZero() {
 		u.mu.Unlock()
-		return u.listModels(ctx)
+		return s.listModels(ctx, u)
 	}
 	m := u.models
-	if !u.listing && time.Since(u.listedAt) >= u.listAgainAfter(time.Duration(s.cfg.ModelsTTL)) {
-		u.listing = s.background(func(ctx context.Context) { u.listModels(ctx) })
+	if !u.listing && s.now().Sub(u.listedAt) >= s.listAgainAfter(u, time.Duration(s.cfg.ModelsTTL)) {
+		u.listing = s.background(func(ctx context.Context) { s.listModels(ctx, u) })
 	}
 	u.mu.Unlock()
 	return m
@@ -118,10 +118,10 @@ func (s *Server) models(ctx context.Context, u *upstream) []backend.Model {
 
 // listModels asks the runtime for its models and keeps the answer; a listing
 // cut short by its context (the client left, the server closed) is not kept.
-func (u *upstream) listModels(ctx context.Context) []backend.Model {
-	timeout := 2 * time.Second
+func (s *Server) listModels(ctx context.Context, u *upstream) []backend.Model {
+	timeout := time.Duration(s.cfg.Limits.ListTimeout)
 	if backend.IsLocal(u.be.BaseURL()) {
-		timeout = 10 * time.Second // a local runtime may be loading a model
+		timeout = time.Duration(s.cfg.Limits.LocalListTimeout) // a local runtime may be loading a model
 	}
 	lctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -130,7 +130,7 @@ func (u *upstream) listModels(ctx context.Context) []backend.Model {
 	defer u.mu.Unlock()
 	u.listing = false
 	if ctx.Err() == nil {
-		u.models, u.listErr, u.listedAt = models, err, time.Now()
+		u.models, u.listErr, u.listedAt = models, err, s.now()
 		u.listFailures = 0
 		if err != nil {
 			u.listFailures++
@@ -141,27 +141,25 @@ func (u *upstream) listModels(ctx context.Context) []backend.Model {
 
 // listAgainAfter is how old the last listing may grow before the next: ttl,
 // or the backoff after failures. The caller holds u.mu.
-func (u *upstream) listAgainAfter(ttl time.Duration) time.Duration {
+func (s *Server) listAgainAfter(u *upstream, ttl time.Duration) time.Duration {
 	if u.listErr != nil {
-		return min(ttl, backoff(u.listFailures))
+		return min(ttl, s.backoff(u.listFailures))
 	}
 	return ttl
 }
 
-// downFor is how long an upstream that could not be reached is passed over
-// while another serves the same model.
-const downFor = 10 * time.Second
-
-func (u *upstream) markDown() {
+// markDown passes u over until then while another upstream serves the same
+// model (limits.mark_down after it could not be reached).
+func (u *upstream) markDown(until time.Time) {
 	u.mu.Lock()
-	u.downUntil = time.Now().Add(downFor)
+	u.downUntil = until
 	u.mu.Unlock()
 }
 
-func (u *upstream) isDown() bool {
+func (u *upstream) isDown(now time.Time) bool {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	return time.Now().Before(u.downUntil)
+	return now.Before(u.downUntil)
 }
 
 // resolve finds the upstreams serving model, in the order to try them:
@@ -195,14 +193,15 @@ func (s *Server) resolve(ctx context.Context, model string) ([]*route, error) {
 			// A runtime that served the model has gone: it may be
 			// restarting. Clients retry a 503; a 404 they would not.
 			return nil, &upstreamError{status: http.StatusServiceUnavailable, retryAfter: time.Duration(s.cfg.ModelsTTL),
-				err: fmt.Errorf("model %q was served by %s, which has not been found since %s ago", model, l.name, time.Since(l.at).Round(time.Second))}
+				err: fmt.Errorf("model %q was served by %s, which has not been found since %s ago", model, l.name, s.now().Sub(l.at).Round(time.Second))}
 		}
 		return nil, &errModelNotFound{model: model, available: available}
 	}
 	down := make(map[*upstream]bool, len(found))
 	busy := make(map[*upstream]int64, len(found))
+	now := s.now()
 	for _, r := range found {
-		down[r.up], busy[r.up] = r.up.isDown(), r.up.inFlight.Load()
+		down[r.up], busy[r.up] = r.up.isDown(now), r.up.inFlight.Load()
 	}
 	slices.SortStableFunc(found, func(a, b *route) int {
 		if down[a.up] != down[b.up] {
@@ -249,7 +248,7 @@ func (s *Server) downInfo(wait *time.Duration) []string {
 	var out []string
 	for _, p := range s.pending {
 		out = append(out, p.err.Error())
-		soonest(time.Until(p.retryAt))
+		soonest(p.retryAt.Sub(s.now()))
 	}
 	ups := append(append([]*upstream(nil), s.configured...), s.discovered...)
 	s.mu.Unlock()
@@ -257,16 +256,12 @@ func (s *Server) downInfo(wait *time.Duration) []string {
 		u.mu.Lock()
 		if u.listErr != nil {
 			out = append(out, fmt.Sprintf("%s: %v", u.name, u.listErr))
-			soonest(time.Until(u.listedAt.Add(u.listAgainAfter(ttl))))
+			soonest(u.listedAt.Add(s.listAgainAfter(u, ttl)).Sub(s.now()))
 		}
 		u.mu.Unlock()
 	}
 	return out
 }
-
-// prepareTimeout bounds one preparation (the runtime describing the model,
-// reading its GGUF's template and tokenizer).
-const prepareTimeout = time.Minute
 
 // prepare works out, once per model, its template and tool-call family.
 // Concurrent first requests wait for one preparation; a preparation the
@@ -277,7 +272,7 @@ const prepareTimeout = time.Minute
 func (s *Server) prepare(ctx context.Context, u *upstream, model string) (*modelState, error) {
 	u.mu.Lock()
 	st, ok := u.prepared[model]
-	if ok && st.retryDue() {
+	if ok && st.retryDue(s.now()) {
 		st, ok = &modelState{ready: make(chan struct{}), failures: st.failures}, false
 		u.prepared[model] = st
 	}
@@ -288,7 +283,7 @@ func (s *Server) prepare(ctx context.Context, u *upstream, model string) (*model
 	u.mu.Unlock()
 	if !ok {
 		work := func(life context.Context) {
-			pctx, cancel := context.WithTimeout(life, prepareTimeout)
+			pctx, cancel := context.WithTimeout(life, time.Duration(s.cfg.Limits.PrepareTimeout))
 			defer cancel()
 			s.prepareModel(pctx, u, model, st)
 		}
@@ -305,11 +300,11 @@ func (s *Server) prepare(ctx context.Context, u *upstream, model string) (*model
 }
 
 // retryDue reports whether a finished preparation failed for the runtime's
-// sake and its backoff has passed. The caller holds the upstream's mu.
-func (st *modelState) retryDue() bool {
+// sake and its backoff has passed by now. The caller holds the upstream's mu.
+func (st *modelState) retryDue(now time.Time) bool {
 	select {
 	case <-st.ready:
-		return st.retry && !time.Now().Before(st.retryAt)
+		return st.retry && !now.Before(st.retryAt)
 	default:
 		return false // still being prepared
 	}
@@ -357,8 +352,8 @@ func (s *Server) findTemplate(ctx context.Context, u *upstream, model string, st
 	info, err := u.be.ModelInfo(ctx, model)
 	if err != nil {
 		st.failures++
-		st.retry, st.retryAt = true, time.Now().Add(backoff(st.failures))
-		st.why = append(st.why, fmt.Sprintf("the runtime did not describe the model (%v): asked again from %s on", err, backoff(st.failures)))
+		st.retry, st.retryAt = true, s.now().Add(s.backoff(st.failures))
+		st.why = append(st.why, fmt.Sprintf("the runtime did not describe the model (%v): asked again from %s on", err, s.backoff(st.failures)))
 	}
 	st.bos, st.eos, st.contextLength = info.BOSToken, info.EOSToken, info.ContextLength
 	var src *template.Source

@@ -7,6 +7,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -52,6 +53,9 @@ type Hooks struct {
 	// OTLP exporter Config.OTel would make, and turns the export on
 	// whatever the config says (tests).
 	SpanExporter sdktrace.SpanExporter
+	// Clock, when set, is the time the gateway's deadlines are read against
+	// (clock.go); nil is the system's. Tests move a fake one.
+	Clock Clock
 }
 
 // Server is the gateway. Create it with New; it is an http.Handler.
@@ -64,9 +68,10 @@ type Server struct {
 	metrics  *metrics
 	otel     *otelExport // nil when the export is off (otel.go)
 	// responses keeps recent Responses API answers (previous_response_id).
-	responses *responseStore
-	now       func() time.Time // the templates' clock; nil is the real one
-	client    *http.Client     // to every runtime (newUpstreamClient)
+	responses   *responseStore
+	templateNow func() time.Time // the templates' clock (strftime_now); nil is the real one
+	clock       Clock            // the deadlines' (clock.go)
+	client      *http.Client     // to every runtime (newUpstreamClient)
 
 	mu           sync.Mutex
 	configured   []*upstream
@@ -97,7 +102,8 @@ func New(cfg Config, hooks Hooks) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("now: %w", err)
 	}
-	s.now = now
+	s.templateNow = now
+	s.clock = cmp.Or[Clock](hooks.Clock, systemClock{})
 	if cfg.MaxOutputTokens < 0 {
 		return nil, fmt.Errorf("max_output_tokens %d: want 0 (the runtime's default) or a positive limit", cfg.MaxOutputTokens)
 	}
@@ -121,7 +127,7 @@ func New(cfg Config, hooks Hooks) (*Server, error) {
 	s.client = newUpstreamClient(cfg.Limits)
 	if s.hooks.Connect == nil {
 		s.hooks.Connect = func(ctx context.Context, u Upstream) (backend.Backend, error) {
-			return connectUpstream(ctx, u, s.client)
+			return connectUpstream(ctx, u, s.client, time.Duration(s.cfg.Limits.DetectTimeout))
 		}
 	}
 	if s.hooks.Discover == nil {
@@ -313,7 +319,7 @@ func (s *Server) upstreams(ctx context.Context) []*upstream {
 		if found := s.hooks.Discover(ctx); ctx.Err() == nil { // else the next request tries again
 			s.setDiscovered(found)
 		}
-	case !s.discovering && time.Since(s.discoveredAt) > time.Duration(s.cfg.ModelsTTL):
+	case !s.discovering && s.now().Sub(s.discoveredAt) > time.Duration(s.cfg.ModelsTTL):
 		s.discovering = s.background(s.rediscover)
 	}
 	all := make([]*upstream, 0, len(s.configured)+len(s.discovered))
@@ -334,7 +340,7 @@ func (s *Server) rediscover(ctx context.Context) {
 // setDiscovered replaces the discovered upstreams with the runtimes found,
 // keeping the state of those found before. The caller holds s.mu.
 func (s *Server) setDiscovered(found []backend.Backend) {
-	s.discoveredAt = time.Now()
+	s.discoveredAt = s.now()
 	known := map[string]*upstream{}
 	for _, u := range s.discovered {
 		known[u.be.BaseURL()] = u
@@ -443,12 +449,12 @@ func checkUpstreamURL(raw string) error {
 
 // connectUpstream builds a configured upstream's backend, recognising the
 // runtime when the config does not name it.
-func connectUpstream(ctx context.Context, u Upstream, client *http.Client) (backend.Backend, error) {
+func connectUpstream(ctx context.Context, u Upstream, client *http.Client, detectTimeout time.Duration) (backend.Backend, error) {
 	kind := backend.Kind(u.Kind)
 	switch {
 	case kind.Caps().Configurable:
 	case kind == "":
-		dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		dctx, cancel := context.WithTimeout(ctx, detectTimeout)
 		defer cancel()
 		k, err := backend.Detect(dctx, u.URL, client)
 		if err != nil {
