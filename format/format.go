@@ -131,6 +131,15 @@ type Family struct {
 	// ends with it leaves reasoning open ("forced open"). Empty when the
 	// family has no reasoning markup.
 	ThinkOpen string
+	// ResponseTemplate, when not nil, returns the family's markup as a
+	// transformers response template (responsetemplate.go), built from the
+	// family's own marker constants; format/response runs it, and its result
+	// on the family's vectors equals the family parser's except where a test
+	// lists why. `dragoman inspect --response-template` prints it.
+	ResponseTemplate func() *ResponseTemplate
+	// NoResponseTemplate says, in a phrase, why the spec cannot express the
+	// family; a family has exactly one of the two.
+	NoResponseTemplate string
 }
 
 var registry = map[string]*Family{}
