@@ -14,9 +14,10 @@ import (
 // Reasoning is <|inner_prefix|>…<|inner_suffix|>.
 func init() {
 	register(&Family{
-		ID:        "apertus",
-		Aliases:   []string{"apertus2509"},
-		ThinkOpen: apertusThinkOpen,
+		ID:                 "apertus",
+		NoResponseTemplate: "each call is an object whose only key is the function's name: a transform can name a key's value, never the key",
+		Aliases:            []string{"apertus2509"},
+		ThinkOpen:          apertusThinkOpen,
 		New: func(o Options) Parser {
 			return newEngine(&markup{
 				thinkOpen: apertusThinkOpen, thinkClose: "<|inner_suffix|>",

@@ -17,10 +17,11 @@ import (
 // instead write its reasoning as <thinking>…</thinking> before calls.
 func init() {
 	register(&Family{
-		ID:        "apriel",
-		Aliases:   []string{"jamba"},
-		ThinkOpen: aprielThinkOpen,
-		New:       func(o Options) Parser { return &aprielParser{opts: o} },
+		ID:               "apriel",
+		Aliases:          []string{"jamba"},
+		ThinkOpen:        aprielThinkOpen,
+		ResponseTemplate: aprielResponseTemplate,
+		New:              func(o Options) Parser { return &aprielParser{opts: o} },
 		Detect: func(t string) bool {
 			return strings.Contains(t, aprielCallOpen+"[") && strings.Contains(t, "<|end|>")
 		},
@@ -36,6 +37,23 @@ const (
 	aprielCallOpen      = "<tool_calls>"
 	aprielCallClose     = "</tool_calls>"
 )
+
+// aprielAssistant start an assistant turn in Apriel's prompts (1.6, 1.5).
+var aprielAssistant = []string{"<|begin_assistant|>\n", "<|assistant|>\n"}
+
+// aprielResponseTemplate reads either reasoning markup at the start of the
+// output (one close ends both), the final-response markers as dropped
+// markup, and the JSON list of calls (ids are generated).
+func aprielResponseTemplate() *ResponseTemplate {
+	t := newResponseTemplate(aprielAssistant...)
+	t.Fields["reasoning_content"] = &ResponseField{
+		OpenPattern:  `^\s*(?:` + alternatives(aprielThinkOpen, aprielThinkingOpen) + ")",
+		ClosePattern: "(?:" + alternatives(aprielFinalOpen, aprielThinkingClose) + `)\s*|(?=` + patternOf(aprielCallOpen) + ")",
+		Content:      "text",
+	}
+	t.Fields["content"].ClosePattern = patternOf(aprielFinalOpen) + `\s*|` + patternOf(aprielFinalClose)
+	return t.withCallList(aprielCallOpen, aprielCallClose, "name", "arguments", "")
+}
 
 func aprielSection(buf string, final bool) (int, []call, bool, error) {
 	if strings.HasPrefix(buf, aprielFinalClose) {

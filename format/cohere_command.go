@@ -22,6 +22,13 @@ func init() {
 		ID:        "cohere-command",
 		Aliases:   []string{"cohere", "cohere_command3", "cohere_command4"},
 		ThinkOpen: cohereThinkOpen,
+		// The tool plan is reasoning, the action a JSON list of calls with
+		// their ids; the answer wrappers are dropped.
+		ResponseTemplate: func() *ResponseTemplate {
+			t := newResponseTemplate(cohereAssistant).withReasoning(cohereThinkOpen, cohereThinkClose, append([]string{cohereActionOpen}, cohereWrappers...)...)
+			t.Fields["content"].ClosePattern = alternatives(cohereWrappers...)
+			return t.withCallList(cohereActionOpen, cohereActionClose, "tool_name", "parameters", "tool_call_id")
+		},
 		New: func(o Options) Parser {
 			return newEngine(&markup{
 				thinkOpen: cohereThinkOpen, thinkClose: cohereThinkClose,
@@ -35,6 +42,7 @@ func init() {
 }
 
 const (
+	cohereAssistant   = "<|CHATBOT_TOKEN|>" // starts an assistant turn in Cohere's prompts
 	cohereThinkOpen   = "<|START_THINKING|>"
 	cohereThinkClose  = "<|END_THINKING|>"
 	cohereActionOpen  = "<|START_ACTION|>"

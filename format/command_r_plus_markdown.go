@@ -22,6 +22,11 @@ func init() {
 				section:  crpSection,
 			}, o)
 		},
+		ResponseTemplate: func() *ResponseTemplate {
+			return newResponseTemplate(cohereAssistant).withCallListField(&ResponseField{
+				Open: crpOpeners, Close: []string{crpFence},
+			}, "tool_name", "parameters", "")
+		},
 		Detect: func(t string) bool {
 			return strings.Contains(t, "Action:") && strings.Contains(t, "```json") &&
 				strings.Contains(t, "directly-answer") && !strings.Contains(t, cohereActionOpen)

@@ -19,7 +19,12 @@ func init() {
 	register(&Family{
 		ID:        "deepseek-v3",
 		Aliases:   []string{"cogito", "deepseek_v3", "deepseekv3"},
-		ThinkOpen: "<think>",
+		ThinkOpen: thinkTag,
+		// TYPE<｜tool▁sep｜>NAME\n```json\n{JSON}\n```
+		ResponseTemplate: func() *ResponseTemplate {
+			return deepSeekResponseTemplate(`[^\n]*?`+patternOf(dsSep)+`(?P<name>[^\n]+?)[ \t]*\n\s*(?:`+patternOf(dsFence)+`(?:json)?)?`,
+				`(?:\s*`+patternOf(dsFence)+`)?\s*`)
+		},
 		New: func(o Options) Parser {
 			return newDeepSeekParser(o, ds3Call)
 		},
@@ -29,6 +34,9 @@ func init() {
 		},
 	})
 }
+
+// dsFence fences the arguments.
+const dsFence = "```"
 
 // ds3Call parses TYPE<｜tool▁sep｜>NAME\n```json\n{JSON}\n```<｜tool▁call▁end｜>
 // after the call opener. The fence is optional.
@@ -46,7 +54,7 @@ func ds3Call(c *secScan) (call, error) {
 	}
 	c.space()
 	fenced := false
-	switch c.lit("```json") {
+	switch c.lit(dsFence + "json") {
 	case litMatched:
 		fenced = true
 	case litPartial:
@@ -55,7 +63,7 @@ func ds3Call(c *secScan) (call, error) {
 		}
 		return call{}, errors.New("the output ends before the call's arguments")
 	default:
-		fenced = c.lit("```") == litMatched
+		fenced = c.lit(dsFence) == litMatched
 	}
 	args, err := c.jsonObject()
 	if err != nil {
@@ -63,7 +71,7 @@ func ds3Call(c *secScan) (call, error) {
 	}
 	closers := []string{dsCallEnd}
 	if fenced {
-		closers = []string{"```", dsCallEnd}
+		closers = []string{dsFence, dsCallEnd}
 	}
 	if err := c.closing(closers...); err != nil {
 		return call{}, err

@@ -16,7 +16,11 @@ func init() {
 	register(&Family{
 		ID:        "deepseek-v3.1",
 		Aliases:   []string{"deepseek3", "deepseek_v31", "deepseekv31"},
-		ThinkOpen: "<think>",
+		ThinkOpen: thinkTag,
+		// NAME<｜tool▁sep｜>{JSON}
+		ResponseTemplate: func() *ResponseTemplate {
+			return deepSeekResponseTemplate(`\s*(?P<name>[^\n]+?)\s*`+patternOf(dsSep), "")
+		},
 		New: func(o Options) Parser {
 			return newDeepSeekParser(o, ds31Call)
 		},
@@ -40,6 +44,31 @@ const (
 	dsOutputEnd    = "<｜tool▁output▁end｜>"
 )
 
+// deepSeekAssistant starts an assistant turn in DeepSeek's prompts.
+const deepSeekAssistant = "<｜Assistant｜>"
+
+// deepSeekResponseTemplate reads one call per <｜tool▁call▁begin｜>…<｜tool▁call▁end｜>
+// (V3 and V3.1): head is the pattern between the call opener and the JSON
+// arguments (it names the call), tail the one between them and the call's
+// end. The section's markers belong to its first and last call. The
+// tool-output markers the model may write are removed as the parser removes
+// them, by a field that opens at one and closes at once, so it is never in
+// the message; their text stays content (not in reasoning: regions do not
+// nest).
+func deepSeekResponseTemplate(head, tail string) *ResponseTemplate {
+	callEnd := tail + patternOf(dsCallEnd)
+	markers := make([]string, len(dsToolOutputMarkers))
+	for i, m := range dsToolOutputMarkers {
+		markers[i] = patternOf(m)
+	}
+	return newResponseTemplate(deepSeekAssistant).withDroppedMarkup("tool_output_marker", strings.Join(markers, "|")).withReasoning(thinkTag, thinkEndTag, dsCallsBegin).withCalls(&ResponseField{
+		OpenPattern:  "(?:" + patternOf(dsCallsBegin) + `\s*)?` + patternOf(dsCallBegin) + head,
+		ClosePattern: callEnd + `\s*` + patternOf(dsCallsEnd) + "|" + callEnd + `\s*(?=` + patternOf(dsCallBegin) + ")|" + callEnd,
+		Content:      "json",
+		Transform:    callTransform(),
+	})
+}
+
 // dsToolOutputMarkers are prompt-side markup: when the model writes them they
 // are removed (their text stays), with a diagnostic.
 var dsToolOutputMarkers = []string{dsOutputsBegin, dsOutputsEnd, dsOutputBegin, dsOutputEnd}
@@ -49,7 +78,7 @@ var dsToolOutputMarkers = []string{dsOutputsBegin, dsOutputsEnd, dsOutputBegin, 
 func newDeepSeekParser(o Options, parseCall func(*secScan) (call, error)) Parser {
 	c := new(secScan) // reused by every section parse (the call parser keeps no pointer to it)
 	return &deepSeekParser{engine: newEngine(&markup{
-		thinkOpen: "<think>", thinkClose: "</think>",
+		thinkOpen: thinkTag, thinkClose: thinkEndTag,
 		callOpen:         []string{dsCallsBegin},
 		callEndsThinking: true,
 		section: func(buf string, final bool) (int, []call, bool, error) {

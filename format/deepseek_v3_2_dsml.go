@@ -24,9 +24,10 @@ import (
 // <think>…</think>, forced open when thinking is on.
 func init() {
 	register(&Family{
-		ID:        "deepseek-v3.2-dsml",
-		Aliases:   []string{"deepseek_v32", "deepseek_v4", "deepseekv32", "deepseekv4"},
-		ThinkOpen: "<think>",
+		ID:                 "deepseek-v3.2-dsml",
+		NoResponseTemplate: "a parameter's string attribute says whether its value is raw text or JSON, which no value parser can read",
+		Aliases:            []string{"deepseek_v32", "deepseek_v4", "deepseekv32", "deepseekv4"},
+		ThinkOpen:          "<think>",
 		New: func(o Options) Parser {
 			return newEngine(&markup{
 				thinkOpen: "<think>", thinkClose: "</think>",

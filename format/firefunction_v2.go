@@ -20,13 +20,23 @@ func init() {
 		New: func(o Options) Parser {
 			return newEngine(&markup{callOpen: []string{" " + ffOpen, ffOpen}, section: ffSection}, o)
 		},
+		// The list runs to the end of the output: text after it makes it
+		// malformed.
+		ResponseTemplate: func() *ResponseTemplate {
+			return newResponseTemplate(ffAssistant).withCallListField(&ResponseField{
+				OpenPattern: " ?" + patternOf(strings.TrimSuffix(ffOpen, "[")) + `(?=\[)`,
+			}, "name", "arguments", "")
+		},
 		Detect: func(t string) bool {
 			return strings.Contains(t, "functools[") || strings.Contains(t, "<|tool|>") && strings.Contains(t, "<|/tool|>")
 		},
 	})
 }
 
-const ffOpen = "functools["
+const (
+	ffAssistant = "<|assistant|>" // starts an assistant turn in FireFunction's prompts
+	ffOpen      = "functools["
+)
 
 func ffSection(buf string, final bool) (int, []call, bool, error) {
 	at := strings.Index(buf, ffOpen) + len(ffOpen) - 1 // the '['

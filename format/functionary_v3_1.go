@@ -18,6 +18,14 @@ func init() {
 		New: func(o Options) Parser {
 			return newEngine(&markup{callOpen: []string{fv31Open, fv31Python}, section: fv31Section}, o)
 		},
+		// Not expressed: <|python_tag|> code, a call to the built-in "python"
+		// (a field cannot give tool_calls a second shape).
+		ResponseTemplate: func() *ResponseTemplate {
+			return newResponseTemplate(llamaAssistant).withCalls(&ResponseField{
+				OpenPattern: patternOf(fv31Open) + "(?P<name>[^>]+)>", Close: []string{fv31Close},
+				Content: "json", Transform: callTransform(),
+			})
+		},
 		Detect: func(t string) bool {
 			return strings.Contains(t, "'<function=' + tool_call") || strings.Contains(t, "start with <function= and end with </function>")
 		},

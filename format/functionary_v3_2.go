@@ -24,13 +24,29 @@ func init() {
 			e := newEngine(&markup{callOpen: []string{fv32Open}, section: fv32Section}, o)
 			return &leadEngine{engine: e, lead: fv32Lead}
 		},
+		// Each message runs to the next ">>>" (the prompt's own ">>>" may
+		// open the first); "all" is content. Its opener sorts before
+		// tool_calls, so at the same length the tie goes to it. Not
+		// expressed: raw python code.
+		ResponseTemplate: func() *ResponseTemplate {
+			recipient := "(?:" + patternOf(fv32Open) + `|^\s*)`
+			return newResponseTemplate(llamaAssistant).
+				withDroppedMarkup("recipient_all", recipient+patternOf(fv32All)+`\n?`).
+				withCalls(&ResponseField{
+					OpenPattern: recipient + `(?P<name>[\w.-]+)\n`, ClosePattern: "(?=" + patternOf(fv32Open) + ")",
+					Content: "json", Transform: callTransform(),
+				})
+		},
 		Detect: func(t string) bool {
 			return strings.Contains(t, ">>>all") && strings.Contains(t, "'>>>' + tool_call")
 		},
 	})
 }
 
-const fv32Open = ">>>"
+const (
+	fv32Open = ">>>"
+	fv32All  = "all" // the recipient of a message to the user
+)
 
 func isRecipientChar(c byte) bool {
 	return c == '_' || c == '-' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'

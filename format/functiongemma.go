@@ -12,6 +12,10 @@ func init() {
 	register(&Family{
 		ID:      "functiongemma",
 		Aliases: []string{"function_gemma"},
+		ResponseTemplate: func() *ResponseTemplate {
+			return newResponseTemplate(gemma4Assistant, gemmaAssistant).
+				withCalls(keyValueCallField(functionGemmaOpen, functionGemmaClose, functionGemmaQuote))
+		},
 		New: func(o Options) Parser {
 			return newEngine(&markup{
 				callOpen: []string{functionGemmaOpen},
@@ -25,6 +29,7 @@ func init() {
 }
 
 const (
+	gemmaAssistant     = "<start_of_turn>model\n" // starts a model turn in Gemma 3's prompts
 	functionGemmaOpen  = "<start_function_call>"
 	functionGemmaClose = "<end_function_call>"
 	functionGemmaQuote = "<escape>"

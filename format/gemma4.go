@@ -19,9 +19,10 @@ import (
 // the channel name "thought" is markup too.
 func init() {
 	register(&Family{
-		ID:        "gemma4",
-		Aliases:   []string{"gemma4-no-thinking"},
-		ThinkOpen: gemma4ThinkOpen,
+		ID:               "gemma4",
+		Aliases:          []string{"gemma4-no-thinking"},
+		ThinkOpen:        gemma4ThinkOpen,
+		ResponseTemplate: gemma4ResponseTemplate,
 		New: func(o Options) Parser {
 			return &gemma4Parser{engine: newEngine(&markup{
 				thinkOpen: gemma4ThinkOpen, thinkClose: gemma4ThinkClose,
@@ -47,6 +48,32 @@ const (
 	gemma4Quote        = `<|"|>`
 	gemma4ToolResponse = "<|tool_response>"
 )
+
+// gemma4Assistant starts a model turn in Gemma 4's prompts.
+const gemma4Assistant = "<|turn>model\n"
+
+// gemma4ResponseTemplate reads the reasoning channel without its name, and
+// one call per <|tool_call>…<tool_call|>, its body JSON with bare keys and
+// <|"|> string quotes; <|tool_response> after a call is dropped.
+func gemma4ResponseTemplate() *ResponseTemplate {
+	t := newResponseTemplate(gemma4Assistant).withReasoning(gemma4ThinkOpen, gemma4ThinkClose, gemma4CallOpen)
+	t.Fields["reasoning_content"].OpenPattern += "(?:" + gemma4Channel + `\s+)?`
+	return t.withCalls(keyValueCallField(gemma4CallOpen, gemma4CallClose, gemma4Quote)).
+		withDroppedMarkup("tool_response", `\s*`+patternOf(gemma4ToolResponse))
+}
+
+// keyValueCallField reads one call in Gemma's key:value syntax
+// (call:NAME{key:value,…}) between open and close, as JSON with bare keys
+// and quote around strings.
+func keyValueCallField(open, close, quote string) *ResponseField {
+	return &ResponseField{
+		OpenPattern: patternOf(open) + `call:(?P<name>[^{\s]+)`,
+		Close:       []string{close},
+		Content:     "json",
+		ContentArgs: map[string]any{"unquoted_keys": true, "string_delims": [][]string{{quote, quote}}},
+		Transform:   callTransform(),
+	}
+}
 
 // gemma4Parser is the engine with the reasoning channel's name removed: the
 // reasoning text starts "thought" and a newline, which the model writes as the

@@ -25,6 +25,18 @@ func init() {
 				section:  gigachatSection,
 			}, o)
 		},
+		// A call's JSON has no end marker: it runs to the next message or call, or
+		// the end of the output (text after it makes it malformed). The message
+		// separator, with the layout before a call's role, is dropped.
+		ResponseTemplate: func() *ResponseTemplate {
+			t := newResponseTemplate(gigachatAssistant)
+			t.Fields["content"].Close = []string{gigachatSep}
+			return t.withCalls(&ResponseField{
+				OpenPattern:  "(?:" + patternOf(gigachatSep) + `\s*)?(?:` + alternatives(gigachatRole, gigachatToken) + ")",
+				ClosePattern: "(?=" + alternatives(gigachatSep, gigachatRole, gigachatToken) + ")",
+				Content:      "json", Transform: objectCallTransform(),
+			})
+		},
 		Detect: func(t string) bool {
 			return strings.Contains(t, "<|role_sep|>") && (strings.Contains(t, "function call") || strings.Contains(t, gigachatToken))
 		},
@@ -32,9 +44,10 @@ func init() {
 }
 
 const (
-	gigachatSep   = "<|message_sep|>"
-	gigachatRole  = "function call<|role_sep|>"
-	gigachatToken = "<|function_call|>"
+	gigachatAssistant = "assistant<|role_sep|>\n" // starts an assistant turn in GigaChat's prompts
+	gigachatSep       = "<|message_sep|>"
+	gigachatRole      = "function call<|role_sep|>"
+	gigachatToken     = "<|function_call|>"
 )
 
 func gigachatSection(buf string, final bool) (int, []call, bool, error) {

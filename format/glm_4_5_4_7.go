@@ -22,18 +22,19 @@ import (
 // and writes a bare </think> before an answer without reasoning.
 func init() {
 	register(&Family{
-		ID:        "glm-4.5-4.7",
-		Aliases:   []string{"glm-4.6", "glm-4.7", "glm45", "glm47"},
-		ThinkOpen: "<think>",
+		ID:               "glm-4.5-4.7",
+		Aliases:          []string{"glm-4.6", "glm-4.7", "glm45", "glm47"},
+		ThinkOpen:        thinkTag,
+		ResponseTemplate: glmResponseTemplate,
 		New: func(o Options) Parser {
 			return withLeadingClose(newEngine(&markup{
-				thinkOpen: "<think>", thinkClose: "</think>",
+				thinkOpen: thinkTag, thinkClose: thinkEndTag,
 				callOpen:         []string{glmOpen},
 				callEndsThinking: true,
 				section: func(buf string, final bool) (int, []call, bool, error) {
 					return glmSection(buf, final, o.Tools)
 				},
-			}, o), "</think>", o)
+			}, o), thinkEndTag, o)
 		},
 		// The probe call renders as a name and an arg_key/arg_value pair; the
 		// Laguna templates, which render the same, have XML-like turns.
@@ -44,9 +45,31 @@ func init() {
 }
 
 const (
-	glmOpen  = "<tool_call>"
-	glmClose = "</tool_call>"
+	glmOpen      = "<tool_call>"
+	glmClose     = "</tool_call>"
+	glmKeyOpen   = "<arg_key>"
+	glmKeyClose  = "</arg_key>"
+	glmValOpen   = "<arg_value>"
+	glmValClose  = "</arg_value>"
+	glmAssistant = "<|assistant|>" // starts an assistant turn in GLM's prompts
 )
+
+// glmResponseTemplate reads one call per <tool_call> block (kvTags): the name
+// up to the first newline or '<', then key and value pairs. A bare </think>
+// at the start (an answer without reasoning) is dropped, as the parser drops
+// it. Not expressed: JSON arguments after the name, and values escaped as
+// JSON strings.
+func glmResponseTemplate() *ResponseTemplate {
+	return newResponseTemplate(glmAssistant).withReasoning(thinkTag, thinkEndTag, glmOpen).
+		withDroppedMarkup("leading_reasoning_close", `^\s*`+patternOf(thinkEndTag)+`\s*`).
+		withCalls(glmTags.responseField())
+}
+
+var glmTags = &kvTags{
+	callOpen: glmOpen, callClose: glmClose,
+	keyOpen: glmKeyOpen, keyClose: glmKeyClose,
+	valOpen: glmValOpen, valClose: glmValClose,
+}
 
 // glmProbe reports whether a template rendered the probe call in GLM markup.
 func glmProbe(t string) bool {
@@ -98,14 +121,14 @@ func glmSection(buf string, final bool, tools []chat.Tool) (int, []call, bool, e
 			if err := glmLayout(c); err != nil {
 				return rawResult(0, nil, err)
 			}
-			ok, err := c.peek("<arg_key>")
+			ok, err := c.peek(glmKeyOpen)
 			if err != nil {
 				return rawResult(0, nil, err)
 			}
 			if !ok {
 				break
 			}
-			key, err := c.until("</arg_key>", "an <arg_key>")
+			key, err := c.until(glmKeyClose, "an <arg_key>")
 			if err != nil {
 				return rawResult(0, nil, err)
 			}
@@ -113,10 +136,10 @@ func glmSection(buf string, final bool, tools []chat.Tool) (int, []call, bool, e
 			if err := glmLayout(c); err != nil {
 				return rawResult(0, nil, err)
 			}
-			if err := c.expectOf("<arg_value>", "the value of ", key, " (keys and values pair by order)"); err != nil {
+			if err := c.expectOf(glmValOpen, "the value of ", key, " (keys and values pair by order)"); err != nil {
 				return rawResult(0, nil, err)
 			}
-			value, err := c.untilOf("</arg_value>", "the value of ", key)
+			value, err := c.untilOf(glmValClose, "the value of ", key)
 			if err != nil {
 				return rawResult(0, nil, err)
 			}
@@ -133,7 +156,7 @@ func glmSection(buf string, final bool, tools []chat.Tool) (int, []call, bool, e
 	if c.atEnd() && final && terminated {
 		return len(buf), []call{{name: name, args: args}}, false, nil
 	}
-	if stray, err := c.peek("<arg_value>"); err != nil || stray {
+	if stray, err := c.peek(glmValOpen); err != nil || stray {
 		if stray {
 			err = errors.New("an <arg_value> without its <arg_key>: keys and values do not pair")
 		}

@@ -21,10 +21,11 @@ import (
 // outside any message is content.
 func init() {
 	register(&Family{
-		ID:        "gpt-oss-harmony",
-		Aliases:   []string{"harmony", "gpt-oss", "openai"},
-		ThinkOpen: harmonyThinkOpen,
-		New:       func(o Options) Parser { return &harmony{opts: o, open: o.ReasoningOpen} },
+		ID:               "gpt-oss-harmony",
+		Aliases:          []string{"harmony", "gpt-oss", "openai"},
+		ThinkOpen:        harmonyThinkOpen,
+		ResponseTemplate: harmonyResponseTemplate,
+		New:              func(o Options) Parser { return &harmony{opts: o, open: o.ReasoningOpen} },
 		// The template renders calls with the recipient in the header.
 		Detect: func(t string) bool {
 			return strings.Contains(t, "<|channel|>") && strings.Contains(t, "<|message|>") && strings.Contains(t, " to=")
@@ -60,6 +61,36 @@ var (
 	// without being consumed, when the model skipped the end token.
 	harmonyBodyEnds = []string{hmEnd, hmCall, hmReturn, hmStart, hmChannel}
 )
+
+// harmonyAssistant starts an assistant message.
+const harmonyAssistant = hmStart + "assistant"
+
+// harmonyResponseTemplate reads the messages by their headers: analysis is
+// reasoning, a recipient functions.NAME makes the body a call's JSON
+// arguments, and the header of any other message (final, commentary, none) is dropped so
+// that its body is content, like text outside any message. A body ends at
+// its end token, or before the next header. Not expressed: recipients
+// without the functions. prefix, and the diagnostics of headers without a
+// message.
+func harmonyResponseTemplate() *ResponseTemplate {
+	start, channel, message := patternOf(hmStart), patternOf(hmChannel), patternOf(hmMessage)
+	ends := patternOf(hmEnd) + "|" + patternOf(hmCall) + "|" + patternOf(hmReturn)
+	bodyEnd := ends + "|(?=" + start + "|" + channel + ")"
+	lead := "(?:" + start + "[^<]*?)?" // <|start|>assistant, where the model writes it
+	t := newResponseTemplate(harmonyAssistant)
+	t.Fields["content"].ClosePattern = ends + "|" + patternOf(hmConstrain) // stray end tokens are dropped
+	t.Fields["reasoning_content"] = &ResponseField{
+		OpenPattern: lead + channel + "analysis[^<=]*" + message, ClosePattern: bodyEnd, Content: "text",
+	}
+	return t.withDroppedMarkup("message_header", lead+"(?:"+channel+"(?:final|commentary)[^<=]*)?"+message).
+		withCalls(&ResponseField{
+			OpenPattern: "(?:" + start + "[^<]*?(?:" + channel + "[^<]*?)?|" + channel + "[^<]*?|^\\s*)" +
+				patternOf(harmonyLeadRecipient) + `(?P<name>[^\s<]+)[^<]*?(?:` + channel + "[^<]*?)?(?:" + patternOf(hmConstrain) + "[^<]*?)?" + message,
+			ClosePattern: bodyEnd,
+			Content:      "json",
+			Transform:    callTransform(),
+		})
+}
 
 type harmonyState uint8
 

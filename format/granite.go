@@ -17,10 +17,20 @@ import (
 func init() {
 	register(&Family{
 		ID:        "granite",
-		ThinkOpen: "<think>",
+		ThinkOpen: thinkTag,
+		// A JSON list of calls after <|tool_call|> (to the end of the output:
+		// text after it makes the list malformed) or in <tool_call>…</tool_call>;
+		// the <response> wrapper is dropped.
+		ResponseTemplate: func() *ResponseTemplate {
+			t := newResponseTemplate(graniteAssistant).withReasoning(thinkTag, thinkEndTag, graniteOpen, graniteAltOpen)
+			t.Fields["content"].ClosePattern = alternatives(graniteResponseOpen, graniteResponseClose)
+			return t.withCallListField(&ResponseField{
+				Open: []string{graniteOpen, graniteAltOpen}, ClosePattern: `\s*` + patternOf(graniteAltClose),
+			}, "name", "arguments", "")
+		},
 		New: func(o Options) Parser {
 			return newEngine(&markup{
-				thinkOpen: "<think>", thinkClose: "</think>",
+				thinkOpen: thinkTag, thinkClose: thinkEndTag,
 				callOpen:         []string{graniteOpen, graniteAltOpen, graniteResponseOpen, graniteResponseClose},
 				callEndsThinking: true,
 				section:          graniteSection,
@@ -31,6 +41,7 @@ func init() {
 }
 
 const (
+	graniteAssistant     = "<|start_of_role|>assistant<|end_of_role|>" // starts an assistant turn in Granite's prompts
 	graniteOpen          = "<|tool_call|>"
 	graniteAltOpen       = "<tool_call>"
 	graniteAltClose      = "</tool_call>"

@@ -17,12 +17,18 @@ func init() {
 	register(&Family{
 		ID:        "hermes",
 		Aliases:   []string{"qwen3", "qwen25", "qwen3-thinking", "json_tools"},
-		ThinkOpen: "<think>",
+		ThinkOpen: thinkTag,
+		ResponseTemplate: func() *ResponseTemplate {
+			return newResponseTemplate(chatMLAssistant, graniteAssistant, rekaAssistant).withReasoning(thinkTag, thinkEndTag, hermesOpen).withCalls(&ResponseField{
+				Open: []string{hermesOpen}, ClosePattern: spacedClose(hermesClose, hermesOpen, true),
+				Content: "json", Transform: objectCallTransform(),
+			})
+		},
 		// The layout the templates render: the body on a line of its own.
 		Force: &ForcedCall{Open: hermesOpen + "\n", Close: "\n" + hermesClose, Body: nameArgumentsBody},
 		New: func(o Options) Parser {
 			return newEngine(&markup{
-				thinkOpen: "<think>", thinkClose: "</think>",
+				thinkOpen: thinkTag, thinkClose: thinkEndTag,
 				callOpen:         []string{hermesOpen},
 				callEndsThinking: true,
 				spacedCalls:      true,
@@ -37,8 +43,12 @@ func init() {
 }
 
 const (
-	hermesOpen  = "<tool_call>"
-	hermesClose = "</tool_call>"
+	// chatMLAssistant starts an assistant turn in ChatML prompts.
+	chatMLAssistant = "<|im_start|>assistant\n"
+	// rekaAssistant starts one in Reka-Edge's.
+	rekaAssistant = "<sep>assistant:"
+	hermesOpen    = "<tool_call>"
+	hermesClose   = "</tool_call>"
 )
 
 // hermesSection parses one <tool_call>…</tool_call> block. Its end marker may

@@ -23,10 +23,14 @@ func init() {
 	register(&Family{
 		ID:        "hunyuan-hy3",
 		Aliases:   []string{"hy_v3", "hy3"},
-		ThinkOpen: "<think:opensource>",
+		ThinkOpen: hy3ThinkOpen,
+		ResponseTemplate: func() *ResponseTemplate {
+			return newResponseTemplate(hy3Assistant).withReasoning(hy3ThinkOpen, hy3ThinkClose, hy3Tags.wrapOpen).
+				withCalls(hy3Tags.responseField())
+		},
 		New: func(o Options) Parser {
 			return newEngine(&markup{
-				thinkOpen: "<think:opensource>", thinkClose: "</think:opensource>",
+				thinkOpen: hy3ThinkOpen, thinkClose: hy3ThinkClose,
 				callOpen:         []string{hy3Tags.wrapOpen},
 				callEndsThinking: true,
 				section: func(buf string, final bool) (int, []call, bool, error) {
@@ -39,6 +43,12 @@ func init() {
 		},
 	})
 }
+
+const (
+	hy3Assistant  = "<｜hy_Assistant:opensource｜>" // starts an assistant turn in HY3's prompts
+	hy3ThinkOpen  = "<think:opensource>"
+	hy3ThinkClose = "</think:opensource>"
+)
 
 var hy3Tags = &kvTags{
 	wrapOpen: "<tool_calls:opensource>", wrapClose: "</tool_calls:opensource>",
@@ -58,6 +68,34 @@ type kvTags struct {
 	sep                 string // ends the name when present; else a newline or keyOpen does
 	keyOpen, keyClose   string
 	valOpen, valClose   string
+}
+
+// responseField reads the calls as a response template does, one call per
+// callOpen…callClose: the wrapper's markers belong to the first and last
+// call, whitespace and literal \n escapes between the elements are layout,
+// and the values are raw text cast by the tool's schema.
+func (t *kvTags) responseField() *ResponseField {
+	layout := `(?:\s|\\n)*`
+	open, name := patternOf(t.callOpen), `[ \t]*(?P<name>[^\s<{\\]+)`+layout
+	if t.sep != "" {
+		name = `\s*(?P<name>[^<\n]+?)\s*` + patternOf(t.sep) + layout
+	}
+	closes := layout + patternOf(t.callClose)
+	closePattern := closes + `\s*(?=` + open + ")|" + closes
+	if t.wrapOpen != "" {
+		open = "(?:" + patternOf(t.wrapOpen) + `\s*)?` + open
+		closePattern = closes + `\s*` + patternOf(t.wrapClose) + "|" + closePattern
+	}
+	return &ResponseField{
+		OpenPattern:  open + name,
+		ClosePattern: closePattern,
+		Content:      "xml-inline",
+		ContentArgs: map[string]any{
+			"tag_pattern": patternOf(t.keyOpen) + `\s*(?P<key>.*?)\s*` + patternOf(t.keyClose) + layout +
+				patternOf(t.valOpen) + "(?P<value>.*?)" + patternOf(t.valClose),
+		},
+		Transform: callTransform(),
+	}
 }
 
 func trimLayout(s string) string { return strings.TrimLeft(s, " \t\r\n") }

@@ -17,10 +17,20 @@ func init() {
 	register(&Family{
 		ID:        "internlm2",
 		Aliases:   []string{"internlm", "interns1"},
-		ThinkOpen: "<think>",
+		ThinkOpen: thinkTag,
+		// The action's end marker is optional; text after the JSON without
+		// it makes the call malformed. The arguments are "parameters" (an
+		// "arguments" member, which the parser also takes, is not read). An
+		// interpreter action stays content.
+		ResponseTemplate: func() *ResponseTemplate {
+			return newResponseTemplate(chatMLAssistant).withReasoning(thinkTag, thinkEndTag, internlmOpen).withCalls(&ResponseField{
+				Open: []string{internlmOpen}, ClosePattern: `\s*` + patternOf(internlmClose),
+				Content: "json", Transform: map[string]any{"type": "function", "function": map[string]any{"name": "{content.name}", "arguments": "{content.parameters}"}},
+			})
+		},
 		New: func(o Options) Parser {
 			return newEngine(&markup{
-				thinkOpen: "<think>", thinkClose: "</think>",
+				thinkOpen: thinkTag, thinkClose: thinkEndTag,
 				callOpen:         []string{internlmOpen},
 				callEndsThinking: true,
 				section:          internlmSection,

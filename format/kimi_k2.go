@@ -14,12 +14,13 @@ import (
 // section inside open reasoning ends it.
 func init() {
 	register(&Family{
-		ID:        "kimi-k2",
-		Aliases:   []string{"kimi_k2"},
-		ThinkOpen: "<think>",
+		ID:               "kimi-k2",
+		Aliases:          []string{"kimi_k2"},
+		ThinkOpen:        thinkTag,
+		ResponseTemplate: kimiResponseTemplate,
 		New: func(o Options) Parser {
 			return newEngine(&markup{
-				thinkOpen: "<think>", thinkClose: "</think>",
+				thinkOpen: thinkTag, thinkClose: thinkEndTag,
 				callOpen:         []string{kimiSectionBegin, kimiSectionBeginAlt},
 				callEndsThinking: true,
 				section: func(buf string, final bool) (int, []call, bool, error) {
@@ -43,6 +44,24 @@ const (
 	kimiArgBegin        = "<|tool_call_argument_begin|>"
 	kimiCallEnd         = "<|tool_call_end|>"
 )
+
+// kimiAssistant starts an assistant turn in Kimi's prompts.
+const kimiAssistant = "<|im_assistant|>assistant<|im_middle|>"
+
+// kimiResponseTemplate reads one call per <|tool_call_begin|>…<|tool_call_end|>;
+// the section's markers, either spelling, belong to its first and last call.
+// The id is functions.NAME:IDX, as the parser takes it.
+func kimiResponseTemplate() *ResponseTemplate {
+	begin := "(?:" + patternOf(kimiSectionBegin) + "|" + patternOf(kimiSectionBeginAlt) + ")"
+	end := "(?:" + patternOf(kimiSectionEnd) + "|" + patternOf(kimiSectionEndAlt) + ")"
+	callEnd := patternOf(kimiCallEnd)
+	return newResponseTemplate(kimiAssistant).withReasoning(thinkTag, thinkEndTag, kimiSectionBegin, kimiSectionBeginAlt).withCalls(&ResponseField{
+		OpenPattern:  begin + `?\s*` + patternOf(kimiCallBegin) + `\s*(?P<id>functions\.(?P<name>[^<]+?):\d+)\s*` + patternOf(kimiArgBegin),
+		ClosePattern: callEnd + `\s*` + end + "|" + callEnd + `\s*(?=` + patternOf(kimiCallBegin) + ")|" + callEnd,
+		Content:      "json",
+		Transform:    withID(callTransform()),
+	})
+}
 
 // kimiSection parses a section of calls. Its end marker may be missing: the
 // section then ends after its last call.

@@ -21,9 +21,10 @@ import (
 // from the content; the call's index is per message, not an id.
 func init() {
 	register(&Family{
-		ID:        "kimi-k3",
-		Aliases:   []string{"kimi_k3"},
-		ThinkOpen: k3ThinkOpen,
+		ID:                 "kimi-k3",
+		NoResponseTemplate: "each argument is typed by its own type attribute, which no value parser can read",
+		Aliases:            []string{"kimi_k3"},
+		ThinkOpen:          k3ThinkOpen,
 		New: func(o Options) Parser {
 			return newEngine(&markup{
 				thinkOpen: k3ThinkOpen, thinkClose: k3ThinkClose,

@@ -18,10 +18,16 @@ func init() {
 	register(&Family{
 		ID:        "laguna",
 		Aliases:   []string{"poolside-v1", "poolside_v1"},
-		ThinkOpen: "<think>",
+		ThinkOpen: thinkTag,
+		// GLM's template, with </assistant> dropped wherever it stands.
+		ResponseTemplate: func() *ResponseTemplate {
+			t := glmResponseTemplate().withDroppedMarkup("turn_end", patternOf(lagunaTurnEnd))
+			t.StartAnchor = []string{lagunaAssistant}
+			return t
+		},
 		New: func(o Options) Parser {
 			return withLeadingClose(newEngine(&markup{
-				thinkOpen: "<think>", thinkClose: "</think>",
+				thinkOpen: thinkTag, thinkClose: thinkEndTag,
 				callOpen:         []string{glmOpen, lagunaTurnEnd},
 				callEndsThinking: true,
 				section: func(buf string, final bool) (int, []call, bool, error) {
@@ -30,7 +36,7 @@ func init() {
 					}
 					return glmSection(buf, final, o.Tools)
 				},
-			}, o), "</think>", o)
+			}, o), thinkEndTag, o)
 		},
 		Detect: func(t string) bool {
 			return glmProbe(t) && strings.Contains(t, lagunaTurnEnd)
@@ -38,4 +44,7 @@ func init() {
 	})
 }
 
-const lagunaTurnEnd = "</assistant>"
+const (
+	lagunaAssistant = "<assistant>" // starts an assistant turn in Laguna's prompts
+	lagunaTurnEnd   = "</assistant>"
+)

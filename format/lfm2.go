@@ -15,9 +15,10 @@ import (
 // corpus templates).
 func init() {
 	register(&Family{
-		ID:        "lfm2",
-		Aliases:   []string{"lfm2-thinking"},
-		ThinkOpen: "<think>",
+		ID:                 "lfm2",
+		NoResponseTemplate: "calls are a Python call list (or JSON) between the markers: no content parser reads Python calls, and the per-call delimiters a tag pattern needs (TRL's ', NAME(' opener) also fire in the answer's text",
+		Aliases:            []string{"lfm2-thinking"},
+		ThinkOpen:          "<think>",
 		New: func(o Options) Parser {
 			return newEngine(&markup{
 				thinkOpen: "<think>", thinkClose: "</think>",

@@ -24,9 +24,10 @@ import (
 // that is not a call, is content; text after the calls is content.
 func init() {
 	register(&Family{
-		ID:      "llama3-json",
-		Aliases: []string{"llama3", "llama3_json", "llama4_json"},
-		New:     func(o Options) Parser { return &llamaParser{opts: o} },
+		ID:                 "llama3-json",
+		NoResponseTemplate: "a call is a bare JSON object, a call only at the start of the output and only when tools were offered: no delimiter can say where a JSON object ends, and a template cannot depend on the request's tools",
+		Aliases:            []string{"llama3", "llama3_json", "llama4_json"},
+		New:                func(o Options) Parser { return &llamaParser{opts: o} },
 		Detect: func(t string) bool {
 			return strings.Contains(t, `{"name": "`+probeName+`", "parameters": `) ||
 				(strings.Contains(t, `'"parameters": '`) && strings.Contains(t, `'{"name": "' + `))
@@ -35,6 +36,8 @@ func init() {
 }
 
 const (
+	// llamaAssistant starts an assistant turn in Llama 3's prompts.
+	llamaAssistant   = "<|start_header_id|>assistant<|end_header_id|>\n\n"
 	llamaPythonTag   = "<|python_tag|>"
 	llamaPythonStart = "<|python_start|>"
 	llamaPythonEnd   = "<|python_end|>"

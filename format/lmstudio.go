@@ -23,6 +23,14 @@ func init() {
 		ID:      "lmstudio",
 		Aliases: []string{"lmstudio-default", "tool_request"},
 		New:     newLMStudioParser,
+		// The protocol is the model-independent one of LM Studio's system
+		// prompt; the anchor is ChatML's, the most common.
+		ResponseTemplate: func() *ResponseTemplate {
+			return newResponseTemplate(chatMLAssistant).withCalls(&ResponseField{
+				Open: []string{lmstudioOpen}, ClosePattern: spacedClose(lmstudioClose, lmstudioOpen, true),
+				Content: "json", Transform: objectCallTransform(),
+			})
+		},
 	})
 }
 

@@ -20,10 +20,16 @@ import (
 func init() {
 	register(&Family{
 		ID:        "longcat",
-		ThinkOpen: "<longcat_think>",
+		ThinkOpen: longcatThinkOpen,
+		// The tag form only: a JSON body, which the parser also reads, is
+		// not expressed.
+		ResponseTemplate: func() *ResponseTemplate {
+			return newResponseTemplate(longcatAssistant).withReasoning(longcatThinkOpen, longcatThinkClose, longcatTags.callOpen).
+				withCalls(longcatTags.responseField())
+		},
 		New: func(o Options) Parser {
 			return newEngine(&markup{
-				thinkOpen: "<longcat_think>", thinkClose: "</longcat_think>",
+				thinkOpen: longcatThinkOpen, thinkClose: longcatThinkClose,
 				callOpen:         []string{longcatTags.callOpen},
 				callEndsThinking: true,
 				section: func(buf string, final bool) (int, []call, bool, error) {
@@ -34,6 +40,12 @@ func init() {
 		Detect: func(t string) bool { return strings.Contains(t, "<longcat_tool_call>") },
 	})
 }
+
+const (
+	longcatAssistant  = "ASSISTANT:" // starts an assistant turn in LongCat-Flash's prompts (no corpus template shows it)
+	longcatThinkOpen  = "<longcat_think>"
+	longcatThinkClose = "</longcat_think>"
+)
 
 var longcatTags = &kvTags{
 	callOpen: "<longcat_tool_call>", callClose: "</longcat_tool_call>",

@@ -16,11 +16,12 @@ import (
 // Reasoning is <think>…</think>.
 func init() {
 	register(&Family{
-		ID:        "minicpm5",
-		ThinkOpen: "<think>",
+		ID:               "minicpm5",
+		ThinkOpen:        thinkTag,
+		ResponseTemplate: mcpmResponseTemplate,
 		New: func(o Options) Parser {
 			return newEngine(&markup{
-				thinkOpen: "<think>", thinkClose: "</think>",
+				thinkOpen: thinkTag, thinkClose: thinkEndTag,
 				callOpen:         []string{mcpmOpen},
 				callEndsThinking: true,
 				section: func(buf string, final bool) (int, []call, bool, error) {
@@ -42,6 +43,22 @@ const (
 	cdataOpen      = "<![CDATA["
 	cdataClose     = "]]>"
 )
+
+// mcpmResponseTemplate reads one call per function element; a value's CDATA
+// wrapper is markup, whitespace between calls layout.
+func mcpmResponseTemplate() *ResponseTemplate {
+	fnEnd := patternOf(mcpmClose)
+	return newResponseTemplate(chatMLAssistant).withReasoning(thinkTag, thinkEndTag, mcpmOpen).withCalls(&ResponseField{
+		OpenPattern:  patternOf(mcpmOpen) + `(?P<name>[^"<>\n]+)">`,
+		ClosePattern: fnEnd + `\s*(?=` + patternOf(mcpmOpen) + ")|" + fnEnd,
+		Content:      "xml-inline",
+		ContentArgs: map[string]any{
+			"tag_pattern": patternOf(mcpmParam) + `(?P<key>[^"<>\n]+)">(?:` + patternOf(cdataOpen) + ")?(?P<value>.*?)(?:" +
+				patternOf(cdataClose) + ")?" + patternOf(mcpmParamClose),
+		},
+		Transform: callTransform(),
+	})
+}
 
 var errMcpmMore = errors.New("need more")
 

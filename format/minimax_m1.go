@@ -22,9 +22,10 @@ import (
 // end of the output (the runtime consumed it with <end_of_sentence>).
 func init() {
 	register(&Family{
-		ID:        "minimax-m1",
-		Aliases:   []string{"minimax"},
-		ThinkOpen: "<think>",
+		ID:                 "minimax-m1",
+		NoResponseTemplate: "one block holds several calls, one JSON object per line, with nothing between them: a region gives one value, and a delimiter between the calls would have to be their own braces",
+		Aliases:            []string{"minimax"},
+		ThinkOpen:          "<think>",
 		New: func(o Options) Parser {
 			return newEngine(&markup{
 				thinkOpen: "<think>", thinkClose: "</think>",

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/dragoman-dev/dragoman/chat"
@@ -21,10 +22,14 @@ func init() {
 	register(&Family{
 		ID:        "minimax-m2",
 		Aliases:   []string{"minimax_m2"},
-		ThinkOpen: "<think>",
+		ThinkOpen: thinkTag,
+		ResponseTemplate: func() *ResponseTemplate {
+			return newResponseTemplate(m2Assistant).withReasoning(thinkTag, thinkEndTag, m2Open).
+				withCalls(invokeField(m2Open, m2Close, m2Invoke, m2InvokeClose, m2Parameter, m2ParameterClose))
+		},
 		New: func(o Options) Parser {
 			return newEngine(&markup{
-				thinkOpen: "<think>", thinkClose: "</think>",
+				thinkOpen: thinkTag, thinkClose: thinkEndTag,
 				callOpen:         []string{m2Open},
 				callEndsThinking: true,
 				section: func(buf string, final bool) (int, []call, bool, error) {
@@ -39,9 +44,34 @@ func init() {
 }
 
 const (
-	m2Open  = "<minimax:tool_call>"
-	m2Close = "</minimax:tool_call>"
+	m2Assistant      = "]~b]ai\n" // starts an assistant turn in MiniMax M2's prompts
+	m2Open           = "<minimax:tool_call>"
+	m2Close          = "</minimax:tool_call>"
+	m2Invoke         = "<invoke name="
+	m2InvokeClose    = "</invoke>"
+	m2Parameter      = "<parameter name="
+	m2ParameterClose = "</parameter>"
 )
+
+// invokeField reads a block of invoke elements (invoke opens one, with the
+// name in a quoted attribute; parameter opens an argument) as one call per
+// invoke: the block's opener before the first and its close after the last
+// are part of the call's delimiters (the close may be missing at the end of
+// the output, where trailing whitespace is layout). Values are raw text cast by the tool's
+// schema.
+func invokeField(open, close, invoke, invokeClose, parameter, parameterClose string) *ResponseField {
+	inv, invEnd, blockClose := patternOf(invoke), patternOf(invokeClose), `\s*`+patternOf(close)
+	attr := `["']?(?P<%s>[^"'>]+)["']?\s*>`
+	return &ResponseField{
+		OpenPattern:  "(?:" + patternOf(open) + `\s*)?` + inv + fmt.Sprintf(attr, "name"),
+		ClosePattern: invEnd + blockClose + `\s+(?=` + patternOf(open) + ")|" + invEnd + blockClose + "|" + invEnd + `\s*(?=` + inv + ")|" + invEnd + `\s*$|` + invEnd,
+		Content:      "xml-inline",
+		ContentArgs: map[string]any{
+			"tag_pattern": patternOf(parameter) + fmt.Sprintf(attr, "key") + "(?P<value>.*?)" + patternOf(parameterClose),
+		},
+		Transform: callTransform(),
+	}
+}
 
 // m2Section parses one <minimax:tool_call> block:
 //
@@ -56,7 +86,7 @@ func m2Section(buf string, final bool, tools []chat.Tool) (int, []call, bool, er
 	var calls []call
 	end := c.i
 	for {
-		ok, err := c.peek(`<invoke name=`)
+		ok, err := c.peek(m2Invoke)
 		if err != nil {
 			return rawResult(0, nil, err)
 		}
@@ -74,7 +104,7 @@ func m2Section(buf string, final bool, tools []chat.Tool) (int, []call, bool, er
 		var keys, values []string
 		for {
 			c.space()
-			ok, err := c.peek(`<parameter name=`)
+			ok, err := c.peek(m2Parameter)
 			if err != nil {
 				return rawResult(0, nil, err)
 			}
@@ -89,13 +119,13 @@ func m2Section(buf string, final bool, tools []chat.Tool) (int, []call, bool, er
 			if err := c.expect(">", "the end of the parameter tag"); err != nil {
 				return rawResult(0, nil, err)
 			}
-			value, err := c.until("</parameter>", "parameter "+key)
+			value, err := c.until(m2ParameterClose, "parameter "+key)
 			if err != nil {
 				return rawResult(0, nil, err)
 			}
 			keys, values = append(keys, key), append(values, value)
 		}
-		if err := c.expect("</invoke>", "the end of invoke "+name); err != nil {
+		if err := c.expect(m2InvokeClose, "the end of invoke "+name); err != nil {
 			return rawResult(0, nil, err)
 		}
 		args, err := typedArgs(tools, name, keys, values)

@@ -24,9 +24,10 @@ import (
 // without reasoning.
 func init() {
 	register(&Family{
-		ID:        "minimax-m3",
-		Aliases:   []string{"minimax_m3"},
-		ThinkOpen: "<mm:think>",
+		ID:                 "minimax-m3",
+		NoResponseTemplate: "arguments are nested elements (objects, arrays of <item>) told apart by the schema; xml-inline reads one flat level of tags",
+		Aliases:            []string{"minimax_m3"},
+		ThinkOpen:          "<mm:think>",
 		New: func(o Options) Parser {
 			return withLeadingClose(newEngine(&markup{
 				thinkOpen: "<mm:think>", thinkClose: "</mm:think>",

@@ -21,6 +21,13 @@ import (
 func init() {
 	register(&Family{
 		ID: "mistral-legacy-array",
+		// The list has no end marker: it runs to </s> or the end of the
+		// output, so text after it makes it malformed. Ids are generated.
+		ResponseTemplate: func() *ResponseTemplate {
+			return newResponseTemplate(mistralAssistant...).withCallListField(&ResponseField{
+				OpenPattern: `\s*` + patternOf(mistralCalls), ClosePattern: "(?=" + patternOf(mistralEOS) + ")",
+			}, "name", "arguments", "")
+		},
 		New: func(o Options) Parser {
 			return &mistralParser{opts: o, trimBeforeCall: true}
 		},
@@ -36,6 +43,7 @@ const (
 	mistralCallID     = "[CALL_ID]"
 	mistralThinkOpen  = "[THINK]"
 	mistralThinkClose = "[/THINK]"
+	mistralEOS        = "</s>"
 )
 
 // mistralParser parses both Mistral families: content in which [TOOL_CALLS]

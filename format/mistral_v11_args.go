@@ -13,14 +13,39 @@ import "strings"
 // (mistral_legacy_array.go), which also reads the legacy JSON array.
 func init() {
 	register(&Family{
-		ID:        "mistral-v11-args",
-		Aliases:   []string{"mistral", "ministral"},
-		ThinkOpen: mistralThinkOpen,
+		ID:               "mistral-v11-args",
+		Aliases:          []string{"mistral", "ministral"},
+		ThinkOpen:        mistralThinkOpen,
+		ResponseTemplate: mistralResponseTemplate,
 		New: func(o Options) Parser {
 			return &mistralParser{opts: o, think: true}
 		},
 		Detect: func(t string) bool {
 			return strings.Contains(t, mistralCalls) && strings.Contains(t, mistralArgs)
 		},
+	})
+}
+
+// mistralAssistant ends the prompt before an assistant turn: the last
+// instruction or tool result.
+var mistralAssistant = []string{"[/INST]", "[/TOOL_RESULTS]"}
+
+// mistralResponseTemplate reads [THINK] blocks anywhere as reasoning and one
+// call per [TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{…} (the id is optional: an
+// empty one is generated); a call ends reasoning. A call has no end marker, so its body
+// runs to the next call, reasoning block or </s>, or the end of the output:
+// text after a call's JSON makes it malformed. Not expressed: the call id
+// the legacy JSON array.
+func mistralResponseTemplate() *ResponseTemplate {
+	calls, think := patternOf(mistralCalls), patternOf(mistralThinkOpen)
+	t := newResponseTemplate(mistralAssistant...)
+	t.Fields["reasoning_content"] = &ResponseField{
+		OpenPattern: `\s*` + think, ClosePattern: patternOf(mistralThinkClose) + `\s*|(?=` + calls + ")", Content: "text",
+	}
+	return t.withCalls(&ResponseField{
+		OpenPattern:  calls + `(?P<name>[^\[\s]+)(?:` + patternOf(mistralCallID) + `)?(?P<id>[^\[]*)` + patternOf(mistralArgs),
+		ClosePattern: "(?=" + calls + "|" + think + "|" + patternOf(mistralEOS) + ")",
+		Content:      "json",
+		Transform:    withID(callTransform()),
 	})
 }

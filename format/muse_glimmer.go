@@ -23,9 +23,10 @@ import (
 // block followed by content, and the first header has no opener.
 func init() {
 	register(&Family{
-		ID:        "muse-glimmer",
-		Aliases:   []string{"glimmer", "muse"},
-		ThinkOpen: museStart + "assistant to=self" + museMessage,
+		ID:               "muse-glimmer",
+		Aliases:          []string{"glimmer", "muse"},
+		ThinkOpen:        museAssistant + " " + museRecipient + museSelf + museMessage,
+		ResponseTemplate: museResponseTemplate,
 		New: func(o Options) Parser {
 			return &museParser{opts: o, first: !o.ReasoningOpen, reasoning: o.ReasoningOpen}
 		},
@@ -43,7 +44,40 @@ const (
 	museCalls      = "<atem:function_calls>"
 	museCallsClose = "</atem:function_calls>"
 	museMaxHeader  = 256
+	museAssistant  = museStart + "assistant"
+	museRecipient  = "to="
+	museSelf       = "self" // the recipient of reasoning
+	museUser       = "user" // the recipient of content
+	museNS         = "atem" // the namespace of the invoke elements
 )
+
+// museResponseTemplate reads the messages by their headers: to=self is
+// reasoning, to=user (or no recipient) content, whose header is dropped,
+// and a message of ATEM invokes one call per invoke, the header and the
+// function_calls markers belonging to the first and last call. Values are
+// raw text cast by the tool's schema. End tokens are dropped.
+func museResponseTemplate() *ResponseTemplate {
+	lead := "(?:" + patternOf(museAssistant) + `)?\s*`
+	message, recipient := patternOf(museMessage), patternOf(museRecipient)
+	inv, invEnd := "<"+museNS+`:invoke name="(?P<name>[^"<>\n]+)">`, "</"+museNS+":invoke>"
+	calls, callsEnd := patternOf(museCalls), patternOf(museCallsClose)
+	t := newResponseTemplate(museAssistant)
+	t.Fields["content"].ClosePattern = alternatives(museEOM, museEOT)
+	t.Fields["reasoning_content"] = &ResponseField{
+		OpenPattern:  lead + recipient + museSelf + message,
+		ClosePattern: alternatives(museEOM, museEOT) + "|(?=" + alternatives(museStart, museCalls) + ")",
+		Content:      "text",
+	}
+	return t.withDroppedMarkup("message_header", lead+"(?:"+recipient+museUser+")?"+message).withCalls(&ResponseField{
+		OpenPattern:  "(?:" + lead + recipient + `[^<\s]+` + message + `\s*)?(?:` + calls + `\s*)?` + inv,
+		ClosePattern: invEnd + `\s*` + callsEnd + `\s*(?:` + patternOf(museEOM) + ")?|" + invEnd + `\s*(?=<` + museNS + ":invoke)|" + invEnd,
+		Content:      "xml-inline",
+		ContentArgs: map[string]any{
+			"tag_pattern": "<" + museNS + `:parameter name="(?P<key>[^"<>\n]+)">(?P<value>.*?)</` + museNS + ":parameter>",
+		},
+		Transform: callTransform(),
+	})
+}
 
 var museBodyMarkers = []string{museEOM, museEOT, museStart, museCalls}
 
@@ -169,7 +203,7 @@ func (p *museParser) stepHeader() ([]Event, bool) {
 	}
 	p.consume(skip + end + len(museMessage))
 	p.first, p.inHeader = false, false
-	p.reasoning = recipient == "self"
+	p.reasoning = recipient == museSelf
 	p.thinkBegun, p.thinkSpace = false, ""
 	return nil, true
 }
@@ -301,7 +335,7 @@ func museBlock(tools []chat.Tool, buf string, final bool) (int, []call, bool, er
 		if s == "" {
 			break
 		}
-		name, keys, values, rest, err := parseInvoke(s, "atem")
+		name, keys, values, rest, err := parseInvoke(s, museNS)
 		if err != nil {
 			return 0, nil, false, err
 		}

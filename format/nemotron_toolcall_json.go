@@ -12,10 +12,14 @@ import "strings"
 func init() {
 	register(&Family{
 		ID:        "nemotron-toolcall-json",
-		ThinkOpen: "<think>",
+		ThinkOpen: thinkTag,
+		ResponseTemplate: func() *ResponseTemplate {
+			return newResponseTemplate(nemotronAssistant).withReasoning(thinkTag, thinkEndTag, nemotronOpen).
+				withCallList(nemotronOpen, nemotronClose, "name", "arguments", "")
+		},
 		New: func(o Options) Parser {
 			return newEngine(&markup{
-				thinkOpen: "<think>", thinkClose: "</think>",
+				thinkOpen: thinkTag, thinkClose: thinkEndTag,
 				callOpen:         []string{nemotronOpen},
 				callEndsThinking: true,
 				section: func(buf string, final bool) (int, []call, bool, error) {
@@ -28,6 +32,7 @@ func init() {
 }
 
 const (
-	nemotronOpen  = "<TOOLCALL>"
-	nemotronClose = "</TOOLCALL>"
+	nemotronAssistant = "<SPECIAL_11>Assistant\n" // starts an assistant turn in Nemotron's prompts
+	nemotronOpen      = "<TOOLCALL>"
+	nemotronClose     = "</TOOLCALL>"
 )

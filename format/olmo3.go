@@ -13,9 +13,10 @@ import "strings"
 // </think>.
 func init() {
 	register(&Family{
-		ID:        "olmo3",
-		Aliases:   []string{"olmo3-think"},
-		ThinkOpen: "<think>",
+		ID:                 "olmo3",
+		NoResponseTemplate: "calls are Python calls, one per line, with Python literal values: no content parser reads them",
+		Aliases:            []string{"olmo3-think"},
+		ThinkOpen:          "<think>",
 		New: func(o Options) Parser {
 			return newEngine(&markup{
 				thinkOpen: "<think>", thinkClose: "</think>",

@@ -18,8 +18,9 @@ import (
 // no reasoning.
 func init() {
 	register(&Family{
-		ID:      "pythonic",
-		Aliases: []string{"llama4_pythonic"},
+		ID:                 "pythonic",
+		NoResponseTemplate: "calls are a bracketed Python call list anywhere in the content, without markers: no delimiter can tell [name( that parses from prose, and no content parser reads Python calls",
+		Aliases:            []string{"llama4_pythonic"},
 		New: func(o Options) Parser {
 			return quietParser{newEngine(&markup{
 				callOpen: []string{"[", llamaPythonStart},

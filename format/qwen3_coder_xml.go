@@ -22,12 +22,13 @@ import (
 // Reasoning is <think>…</think>; a call opener inside open reasoning ends it.
 func init() {
 	register(&Family{
-		ID:        "qwen3-coder-xml",
-		Aliases:   []string{"qwen3-coder", "qwen3_coder", "qwen3_xml", "qwen3.5", "nemotron-3-nano", "step3p5"},
-		ThinkOpen: "<think>",
+		ID:               "qwen3-coder-xml",
+		Aliases:          []string{"qwen3-coder", "qwen3_coder", "qwen3_xml", "qwen3.5", "nemotron-3-nano", "step3p5"},
+		ThinkOpen:        thinkTag,
+		ResponseTemplate: qwenXMLResponseTemplate,
 		New: func(o Options) Parser {
 			return newEngine(&markup{
-				thinkOpen: "<think>", thinkClose: "</think>",
+				thinkOpen: thinkTag, thinkClose: thinkEndTag,
 				callOpen:         []string{qwenXMLOpen},
 				callEndsThinking: true,
 				spacedCalls:      true,
@@ -46,7 +47,41 @@ func init() {
 const (
 	qwenXMLOpen  = "<tool_call>"
 	qwenXMLClose = "</tool_call>"
+
+	xmlFunctionOpen   = "<function="
+	xmlFunctionClose  = "</function>"
+	xmlParameterOpen  = "<parameter="
+	xmlParameterClose = "</parameter>"
 )
+
+// qwenXMLResponseTemplate reads the blocks of function elements.
+func qwenXMLResponseTemplate() *ResponseTemplate {
+	return newResponseTemplate(chatMLAssistant).withReasoning(thinkTag, thinkEndTag, qwenXMLOpen).
+		withCalls(functionField(qwenXMLOpen, qwenXMLClose, true))
+}
+
+// functionField reads what functionSection does as one call per function
+// element: the block's opener before the first and its close after the
+// last are part of the call's delimiters, so a block of several functions
+// is several calls. A value is raw text (cast by the tool's schema), with
+// layout less one newline at each edge.
+func functionField(open, close string, layout bool) *ResponseField {
+	fnOpen, fnClose := patternOf(xmlFunctionOpen), patternOf(xmlFunctionClose)
+	blockClose := `\s*` + patternOf(close)
+	edge := ""
+	if layout {
+		edge = `\n?`
+	}
+	return &ResponseField{
+		OpenPattern:  "(?:" + patternOf(open) + `\s*)?` + fnOpen + "(?P<name>[^>]+)>",
+		ClosePattern: fnClose + blockClose + `\s+(?=` + patternOf(open) + ")|" + fnClose + blockClose + "|" + fnClose + `\s*(?=` + fnOpen + ")|" + fnClose,
+		Content:      "xml-inline",
+		ContentArgs: map[string]any{
+			"tag_pattern": patternOf(xmlParameterOpen) + "(?P<key>[^>]+)>" + edge + "(?P<value>.*?)" + edge + patternOf(xmlParameterClose),
+		},
+		Transform: callTransform(),
+	}
+}
 
 // functionSection parses one block of <function=NAME> elements (qwen3-coder-xml,
 // seed-oss) opened by open and closed by close:
@@ -66,7 +101,7 @@ func functionSection(buf string, final bool, open, close string, layout bool, to
 	if open == hermesOpen && strings.HasPrefix(c.rest(), "{") {
 		return hermesSection(buf, final)
 	}
-	if err := c.expect("<function=", "a <function=NAME> element"); err != nil {
+	if err := c.expect(xmlFunctionOpen, "a <function=NAME> element"); err != nil {
 		return rawResult(0, nil, err)
 	}
 	var calls []call
@@ -79,7 +114,7 @@ func functionSection(buf string, final bool, open, close string, layout bool, to
 		keys, values := keyBuf[:0], valueBuf[:0]
 		for {
 			c.space()
-			ok, err := c.peek("<parameter=")
+			ok, err := c.peek(xmlParameterOpen)
 			if err != nil {
 				return rawResult(0, nil, err)
 			}
@@ -90,7 +125,7 @@ func functionSection(buf string, final bool, open, close string, layout bool, to
 			if err != nil {
 				return rawResult(0, nil, err)
 			}
-			value, err := c.untilOf("</parameter>", "parameter ", key)
+			value, err := c.untilOf(xmlParameterClose, "parameter ", key)
 			if err != nil {
 				return rawResult(0, nil, err)
 			}
@@ -100,7 +135,7 @@ func functionSection(buf string, final bool, open, close string, layout bool, to
 			}
 			keys, values = append(keys, key), append(values, value)
 		}
-		if err := c.expectOf("</function>", "the end of function ", name, ""); err != nil {
+		if err := c.expectOf(xmlFunctionClose, "the end of function ", name, ""); err != nil {
 			return rawResult(0, nil, err)
 		}
 		args, err := typedArgs(tools, name, keys, values)
@@ -120,7 +155,7 @@ func functionSection(buf string, final bool, open, close string, layout bool, to
 		if closed {
 			return c.i, calls, false, nil
 		}
-		another, err := c.peek("<function=")
+		another, err := c.peek(xmlFunctionOpen)
 		if err != nil {
 			return rawResult(0, nil, err)
 		}

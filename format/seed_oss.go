@@ -20,9 +20,13 @@ func init() {
 		ID:        "seed-oss",
 		Aliases:   []string{"seed_oss"},
 		ThinkOpen: seedThinkOpen,
+		ResponseTemplate: func() *ResponseTemplate {
+			return newResponseTemplate(seedAssistant).withReasoning(seedThinkOpen, seedThinkClose, seedOpen).
+				withCalls(functionField(seedOpen, seedClose, false))
+		},
 		New: func(o Options) Parser {
 			return newEngine(&markup{
-				thinkOpen: seedThinkOpen, thinkClose: "</seed:think>",
+				thinkOpen: seedThinkOpen, thinkClose: seedThinkClose,
 				callOpen:         []string{seedOpen},
 				callEndsThinking: true,
 				section: func(buf string, final bool) (int, []call, bool, error) {
@@ -37,7 +41,9 @@ func init() {
 }
 
 const (
-	seedThinkOpen = "<seed:think>"
-	seedOpen      = "<seed:tool_call>"
-	seedClose     = "</seed:tool_call>"
+	seedAssistant  = "<seed:bos>assistant\n" // starts an assistant turn in Seed-OSS's prompts
+	seedThinkOpen  = "<seed:think>"
+	seedThinkClose = "</seed:think>"
+	seedOpen       = "<seed:tool_call>"
+	seedClose      = "</seed:tool_call>"
 )

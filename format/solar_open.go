@@ -15,9 +15,10 @@ import (
 // The text after <|tool_call:begin|> is the call id.
 func init() {
 	register(&Family{
-		ID:        "solar-open",
-		Aliases:   []string{"solar_open"},
-		ThinkOpen: solarThink,
+		ID:               "solar-open",
+		Aliases:          []string{"solar_open"},
+		ThinkOpen:        solarThink,
+		ResponseTemplate: solarResponseTemplate,
 		New: func(o Options) Parser {
 			return newEngine(&markup{
 				thinkOpen: solarThink, thinkClose: solarEnd,
@@ -47,6 +48,23 @@ const (
 
 // solarSection consumes the message markers (<|begin|>assistant, <|content|>,
 // <|end|>) and parses a <|tool_calls|> message.
+// solarResponseTemplate reads <|think|> as reasoning up to <|end|>, drops
+// the content and message markers (<|content|>, <|end|>, <|begin|>assistant)
+// and reads one call per <|tool_call:begin|>ID<|tool_call:name|>NAME<|tool_call:args|>{…}<|tool_call:end|>,
+// the section's markers belonging to its first and last call.
+func solarResponseTemplate() *ResponseTemplate {
+	t := newResponseTemplate(solarAssistant).withReasoning(solarThink, solarEnd)
+	t.Fields["content"].ClosePattern = patternOf(solarContent) + "|" + patternOf(solarEnd) + "|" + patternOf(solarAssistant)
+	callEnd := patternOf(solarCallEnd)
+	return t.withCalls(&ResponseField{
+		OpenPattern: "(?:" + patternOf(solarCalls) + `\s*)?` + patternOf(solarCallBegin) + `\s*(?P<id>[^<]*?)\s*` +
+			patternOf(solarCallName) + `\s*(?P<name>[^<]*?)\s*` + patternOf(solarCallArgs),
+		ClosePattern: callEnd + `\s*` + patternOf(solarCallsEnd) + "|" + callEnd + `\s*(?=` + patternOf(solarCallBegin) + ")|" + callEnd,
+		Content:      "json",
+		Transform:    withID(callTransform()),
+	})
+}
+
 func solarSection(buf string, final bool) (int, []call, bool, error) {
 	switch {
 	case strings.HasPrefix(buf, solarContent):

@@ -17,8 +17,9 @@ import (
 // anyway is removed); a call opener also ends it.
 func init() {
 	register(&Family{
-		ID:        "step3",
-		ThinkOpen: "<think>",
+		ID:               "step3",
+		ThinkOpen:        thinkTag,
+		ResponseTemplate: step3ResponseTemplate,
 		New: func(o Options) Parser {
 			// The output starts in the reasoning (no opening tag) unless the
 			// request turned reasoning off.
@@ -26,7 +27,7 @@ func init() {
 				o.ReasoningOpen = true
 			}
 			return newEngine(&markup{
-				thinkOpen: "<think>", thinkClose: "</think>",
+				thinkOpen: thinkTag, thinkClose: thinkEndTag,
 				callOpen:         []string{step3CallsBegin},
 				callEndsThinking: true,
 				section: func(buf string, final bool) (int, []call, bool, error) {
@@ -46,7 +47,31 @@ const (
 	step3CallBegin  = "<｜tool_call_begin｜>"
 	step3CallEnd    = "<｜tool_call_end｜>"
 	step3Sep        = "<｜tool_sep｜>"
+	step3NS         = "steptml" // the namespace of the invoke elements
 )
+
+// step3Assistant starts an assistant turn in Step-3's prompts (no corpus
+// template shows it).
+const step3Assistant = "<|BOT|>assistant\n"
+
+// step3ResponseTemplate reads reasoning from the start of the output (its
+// opener is optional) and one call per <｜tool_call_begin｜>…<｜tool_call_end｜>,
+// the section's markers belonging to its first and last call.
+func step3ResponseTemplate() *ResponseTemplate {
+	t := newResponseTemplate(step3Assistant).withReasoning(thinkTag, thinkEndTag, step3CallsBegin)
+	t.Fields["reasoning_content"].OpenPattern = `^\s*(?:` + patternOf(thinkTag) + ")?"
+	inv := "<" + step3NS + `:invoke name="(?P<name>[^"<>\n]+)">`
+	callEnd := "</" + step3NS + `:invoke>\s*` + patternOf(step3CallEnd)
+	return t.withCalls(&ResponseField{
+		OpenPattern:  "(?:" + patternOf(step3CallsBegin) + `\s*)?` + patternOf(step3CallBegin) + "[^<]*?" + patternOf(step3Sep) + "[^<]*" + inv,
+		ClosePattern: callEnd + `\s*` + patternOf(step3CallsEnd) + "|" + callEnd + `\s*(?=` + patternOf(step3CallBegin) + ")|" + callEnd,
+		Content:      "xml-inline",
+		ContentArgs: map[string]any{
+			"tag_pattern": "<" + step3NS + `:parameter name="(?P<key>[^"<>\n]+)">(?P<value>.*?)</` + step3NS + ":parameter>",
+		},
+		Transform: callTransform(),
+	})
+}
 
 func step3Section(tools []chat.Tool, buf string, final bool) (int, []call, bool, error) {
 	i := len(step3CallsBegin)
@@ -94,11 +119,11 @@ func step3Call(tools []chat.Tool, body string) (call, error) {
 	if !ok {
 		return call{}, errors.New("a " + step3CallBegin + " element has no " + step3Sep)
 	}
-	at := strings.Index(after, "<steptml:invoke")
+	at := strings.Index(after, "<"+step3NS+":invoke")
 	if at < 0 {
 		return call{}, errors.New("a " + step3CallBegin + " element has no <steptml:invoke>")
 	}
-	name, keys, values, rest, err := parseInvoke(after[at:], "steptml")
+	name, keys, values, rest, err := parseInvoke(after[at:], step3NS)
 	if err != nil {
 		return call{}, err
 	}

@@ -17,7 +17,8 @@ import (
 // "name"; other JSON is content.
 func init() {
 	register(&Family{
-		ID: "xlam",
+		ID:                 "xlam",
+		NoResponseTemplate: "the calls are most often a bare JSON array at the start of the output, calls only when every element has a name: no delimiter can say where the JSON ends, nor check its elements",
 		New: func(o Options) Parser {
 			e := newEngine(&markup{callOpen: []string{xlamToolCalls, xlamFence, xlamTag}, section: xlamSection}, o)
 			return &leadEngine{engine: e, lead: xlamLead}

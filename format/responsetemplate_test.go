@@ -1,0 +1,313 @@
+package format_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/dragoman-dev/dragoman/format"
+	"github.com/dragoman-dev/dragoman/format/response"
+)
+
+// This file is an external test package so that it can import
+// format/response (which imports format) and still use the vectors and
+// options the family parsers are tested with (export_test.go).
+
+// Every family either has a response template or says why the spec cannot
+// express it; never both, never neither.
+func TestEveryFamilyHasResponseTemplateOrReason(t *testing.T) {
+	for _, f := range format.Families() {
+		has, why := f.ResponseTemplate != nil, f.NoResponseTemplate != ""
+		if has == why {
+			t.Errorf("%s: has a template %v, a reason %q: want exactly one", f.ID, has, f.NoResponseTemplate)
+		}
+	}
+}
+
+// loadFamilyTemplate marshals a family's template and loads it as a
+// checkpoint's would be: it must load without a note.
+func loadFamilyTemplate(t *testing.T, f *format.Family) *response.Template {
+	t.Helper()
+	data, err := f.ResponseTemplate().JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl, err := response.Load(data)
+	if err != nil {
+		t.Fatalf("%s: the template does not load: %v\n%s", f.ID, err, data)
+	}
+	if len(tpl.Notes) > 0 {
+		t.Errorf("%s: load-time notes %q", f.ID, tpl.Notes)
+	}
+	return tpl
+}
+
+func TestFamilyResponseTemplatesLoad(t *testing.T) {
+	n := 0
+	for _, f := range format.Families() {
+		if f.ResponseTemplate != nil {
+			loadFamilyTemplate(t, f)
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no family has a response template")
+	}
+}
+
+// templateDiffers lists the vectors on which a family's template
+// legitimately reads differently from the family's parser, with the reason.
+// Each is run and must still differ: one that now agrees must leave the list.
+var templateDiffers = map[string]string{
+	"dragoman-apriel-02":                 listIDs,
+	"dragoman-apriel-06":                 listIDs,
+	"dragoman-apriel-08":                 listIDs,
+	"dragoman-deepseek-v3-08":            keptAfter,
+	"dragoman-deepseek-v3.1-15":          "a tool-output marker in reasoning stays: regions do not nest, so the field that drops it cannot open there",
+	"dragoman-firefunction-v2-04":        textAfterJSON,
+	"dragoman-firefunction-v2-08":        keptAfter,
+	"dragoman-functionary-v3.1-05":       "<|python_tag|> code (a call to the built-in python) is not in the template",
+	"dragoman-functionary-v3.1-07":       closeInString,
+	"dragoman-functionary-v3.2-04":       "the newline after a call's JSON is content for the parser and part of the call's body for the template",
+	"dragoman-functionary-v3.2-07":       closeInString,
+	"dragoman-functionary-v3.2-10":       "a message to python (raw code) is not in the template",
+	"dragoman-functiongemma-09":          keptAfter,
+	"dragoman-gemma4-09":                 keptAfter,
+	"dragoman-gigachat3-06":              textAfterJSON,
+	"dragoman-glm-4.5-4.7-08":            escapedValues,
+	"dragoman-glm-4.5-4.7-11":            truncatedCall,
+	"dragoman-glm-4.5-4.7-12":            unpairedKey,
+	"dragoman-granite-04":                textAfterJSON,
+	"dragoman-hermes-11":                 keptAfter,
+	"dragoman-hunyuan-hy3-10":            truncatedCall,
+	"dragoman-hunyuan-hy3-12":            unpairedKey,
+	"dragoman-internlm2-03":              "an \"arguments\" member, which the parser takes besides \"parameters\", is not read by the template",
+	"dragoman-kimi-k2-10":                keptAfter,
+	"dragoman-laguna-05":                 jsonBody,
+	"dragoman-laguna-10":                 truncatedCall,
+	"dragoman-laguna-11":                 "with reasoning turned off the parser keeps a bare </think> as content; a template cannot see the request's options",
+	"dragoman-longcat-04":                jsonBody,
+	"dragoman-longcat-09":                truncatedCall,
+	"dragoman-minicpm5-08":               pythonLiterals,
+	"dragoman-minicpm5-10":               truncatedCall,
+	"dragoman-minimax-m2-09":             truncatedCall,
+	"dragoman-mistral-legacy-array-02":   listIDs,
+	"dragoman-mistral-legacy-array-03":   listIDs,
+	"dragoman-mistral-legacy-array-04":   textAfterJSON,
+	"dragoman-mistral-legacy-array-08":   keptAfter,
+	"dragoman-mistral-v11-args-04":       textAfterJSON,
+	"dragoman-mistral-v11-args-09":       keptAfter,
+	"dragoman-mistral-v11-args-11":       "the legacy JSON array after [TOOL_CALLS], which the parser also reads, is not in the template",
+	"dragoman-muse-glimmer-08":           truncatedCall,
+	"dragoman-nemotron-toolcall-json-09": keptAfter,
+	"dragoman-qwen3-coder-xml-08":        pythonLiterals,
+	"dragoman-qwen3-coder-xml-10":        truncatedCall,
+	"dragoman-seed-oss-05":               pythonLiterals,
+	"dragoman-seed-oss-09":               truncatedCall,
+	"dragoman-step3-01":                  startsInReasoning,
+	"dragoman-step3-05":                  startsInReasoning,
+	"dragoman-step3-11":                  truncatedCall,
+	"mlx-lm-035":                         pythonLiterals,
+	"sglang-052":                         escapedValues,
+	"sglang-078":                         "a malformed call is kept with the message separator its opener took, which the parser drops",
+}
+
+// escapedValues: GLM models write a non-string value escaped as a JSON
+// string's body ([{\"id\": 1}]); the family parser unescapes it where the
+// schema says it is not a string (FORMATS.md Decision 5), the spec's
+// casting does not.
+const escapedValues = "a non-string value written with JSON string escapes stays a string"
+
+// unpairedKey: a key without its value makes the family parser keep the
+// call as content (malformed); a tag pattern skips what it does not match.
+const unpairedKey = "a key without its value is skipped, not a malformed call"
+
+// textAfterJSON: a call without an end marker (Mistral, Granite,
+// FireFunction, GigaChat) ends, for the family parser, where its JSON
+// closes; a template's region runs to the next delimiter, so text after the
+// JSON makes the call malformed.
+const textAfterJSON = "text after a call's JSON, with no end marker between, makes the call malformed"
+
+// startsInReasoning: step3's output starts in reasoning unless the request
+// turned reasoning off; a template cannot see the request's options, so it
+// always starts there.
+const startsInReasoning = "with reasoning turned off the output does not start in reasoning; a template cannot see the request's options"
+
+// closeInString: a close marker inside a JSON string of the arguments. The
+// family parser reads the JSON to its end; a delimiter stops at the first
+// close.
+const closeInString = "the close marker inside a JSON string ends the region there"
+
+// listIDs: the elements of a JSON list of calls may carry an "id"; a
+// transform naming it would fail on the elements without one, so the
+// template generates the ids.
+const listIDs = "an id an element of the list carries is not read (ids are generated)"
+
+// jsonBody: GLM-style families also accept a JSON {"name", "arguments"}
+// body in a call block; the template reads the tag form only.
+const jsonBody = "a JSON body in the call block, which the parser also reads, is not in the template"
+
+// pythonLiterals: the family parser types raw-text values written as Python
+// literals ({'a': True}, ['x']) by the tool's schema (FORMATS.md Decision 7);
+// the spec's casting reads JSON only, so they stay strings.
+const pythonLiterals = "Python-literal argument values stay strings (the spec casts JSON only)"
+
+// truncatedCall: a call the output cut off before its close marker. The
+// template's region ends with the stream and still yields a call from what
+// it holds; the family parser keeps the incomplete call as content.
+const truncatedCall = "a call cut off before its close marker is still a call"
+
+// keptAfter: the engine keeps a region that does not parse (a truncated or
+// malformed call) in content after the text it read, joined by a blank line
+// (docs/RESPONSE-TEMPLATES.md, malformed-region); the family parser keeps it
+// where it was written.
+const keptAfter = "a malformed or truncated call's text is kept after the content, not in place"
+
+// TestFamilyResponseTemplatesEqualParsers runs every vector of every family
+// that has a response template through the template (Dragoman's mode, in
+// the vector's chunks) and through the family's parser with the same
+// options, and compares content, reasoning and the calls (name, arguments
+// as JSON values, id).
+func TestFamilyResponseTemplatesEqualParsers(t *testing.T) {
+	templates := map[string]*response.Template{}
+	byFamily := map[string]*[2]int{} // equal, listed
+	for _, v := range format.FamilyVectors(t) {
+		fam, _ := format.Lookup(v.Family)
+		if fam.ResponseTemplate == nil {
+			continue
+		}
+		tpl := templates[fam.ID]
+		if tpl == nil {
+			tpl = loadFamilyTemplate(t, fam)
+			templates[fam.ID] = tpl
+			byFamily[fam.ID] = new([2]int)
+		}
+		counts := byFamily[fam.ID]
+		t.Run(v.ID, func(t *testing.T) {
+			want := format.Run(fam.New(v.Options), v.Chunks...)
+			got, err := runTemplate(tpl, fam, v)
+			diff := "error " + fmt.Sprint(err)
+			if err == nil {
+				diff = compareResults(got, want)
+			}
+			if reason, listed := templateDiffers[v.ID]; listed {
+				if diff == "" {
+					t.Fatalf("listed as differing (%s) but now equal: remove it from templateDiffers", reason)
+				}
+				counts[1]++
+				t.Skip(reason + ": " + diff)
+			}
+			if diff != "" {
+				t.Errorf("%s\nchunks %q", diff, v.Chunks)
+				return
+			}
+			counts[0]++
+		})
+	}
+	ids := make([]string, 0, len(byFamily))
+	for id := range byFamily {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		t.Logf("%-24s %3d equal, %d listed differences", id, byFamily[id][0], byFamily[id][1])
+	}
+}
+
+// runTemplate parses a vector with the family's template. A prompt that
+// left reasoning open is the template's prefix: the turn's header followed
+// by the reasoning opener.
+func runTemplate(tpl *response.Template, fam *format.Family, v format.FamilyVector) (format.Result, error) {
+	opts := response.Options{Tools: v.Options.Tools}
+	if v.Options.ReasoningOpen {
+		opts.Prefix = fam.ResponseTemplate().StartAnchor[0] + fam.ThinkOpen
+	}
+	p, _, err := response.NewParser(tpl, opts)
+	if err != nil {
+		return format.Result{}, err
+	}
+	for _, c := range v.Chunks {
+		if _, err := p.Feed(c); err != nil {
+			return format.Result{}, err
+		}
+	}
+	if _, err := p.Finish(); err != nil {
+		return format.Result{}, err
+	}
+	return response.Result(p.Message(), p.Diagnostics(), v.Options.NewID), nil
+}
+
+// compareResults says how got differs from want; "" when it does not.
+func compareResults(got, want format.Result) string {
+	var d []string
+	if got.Content != want.Content {
+		d = append(d, fmt.Sprintf("content %q, parser %q", got.Content, want.Content))
+	}
+	if got.Reasoning != want.Reasoning {
+		d = append(d, fmt.Sprintf("reasoning %q, parser %q", got.Reasoning, want.Reasoning))
+	}
+	if len(got.ToolCalls) != len(want.ToolCalls) {
+		d = append(d, fmt.Sprintf("%d calls, parser %d", len(got.ToolCalls), len(want.ToolCalls)))
+	} else {
+		for i, g := range got.ToolCalls {
+			w := want.ToolCalls[i]
+			if g.Function.Name != w.Function.Name || g.ID != w.ID || !sameJSON(g.Function.Arguments, w.Function.Arguments) {
+				d = append(d, fmt.Sprintf("call %d %s(%s) id %q, parser %s(%s) id %q", i,
+					g.Function.Name, g.Function.Arguments, g.ID, w.Function.Name, w.Function.Arguments, w.ID))
+			}
+		}
+	}
+	return strings.Join(d, "; ")
+}
+
+func sameJSON(a, b string) bool {
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return a == b
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// Each template's start anchor is where an assistant turn starts in the
+// family's prompts: every corpus template of the family (FORMATS.md's
+// Template map) renders one of the anchors in its plain prompt's generation
+// prompt, so the anchor cuts the prompt as a checkpoint's template would.
+func TestFamilyResponseTemplateAnchors(t *testing.T) {
+	shared := format.SharedDir(t)
+	checked := 0
+	for name, id := range format.TemplateMap(t) {
+		fam, ok := format.Lookup(id)
+		if !ok || fam.ResponseTemplate == nil {
+			continue
+		}
+		golden, err := os.ReadFile(filepath.Join(shared, "corpus", "golden", strings.TrimSuffix(name, ".jinja")+"__s01_user_plain.txt"))
+		if err != nil {
+			continue // the template raises for this scenario
+		}
+		checked++
+		anchors := fam.ResponseTemplate().StartAnchor
+		found := false
+		for _, a := range anchors {
+			found = found || strings.Contains(string(golden), a)
+		}
+		if !found {
+			t.Errorf("%s (%s): the prompt holds none of the anchors %q; it ends %q", name, id, anchors, tail(string(golden), 60))
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no corpus template of a family with a response template")
+	}
+	t.Logf("%d corpus templates checked", checked)
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
+}
