@@ -16,6 +16,7 @@ import (
 const inspectUsage = `usage: dragoman inspect (--model PATH | --template FILE)
        dragoman inspect (--template FILE | --model PATH) --tools FILE [--tool-choice auto|required|none|NAME]
                         [--parallel-tool-calls=false] --runtime RUNTIME
+       dragoman inspect --response-template (--model PATH | --template FILE | --family NAME|all)
 
 The first form prints, as one JSON object, everything Dragoman knows of a
 model's prompt and calls: where its chat template came from and every copy found
@@ -32,6 +33,14 @@ the calls are constrained there and why, and the raw-completion request itself
 the tools. RUNTIME is llama-server (or llamacpp), vllm, sglang, ollama, lmstudio
 or mlx-lm. A tool_choice the runtime cannot enforce is printed as "error", and
 the exit status is 1.
+
+The third form prints Dragoman's own response template (transformers'
+response_template, docs/RESPONSE-TEMPLATES.md) for the tool-call family of the
+model's chat template, or of the family NAME: indented JSON that
+"dragoman parse --response-template" and a tokenizer_config.json's
+"response_template" take. A family the spec cannot express is an error (exit
+status 1) that says why. --family all prints every family, as a JSON list of
+{"family", "response_template": true|false, "reason"}.
 
 flags:
 `
@@ -59,12 +68,23 @@ func runInspect(args []string, e *env) int {
 	toolChoice := fs.String("tool-choice", "auto", "auto, required, none, or a function's `NAME`")
 	parallel := fs.Bool("parallel-tool-calls", true, "false allows at most one call")
 	runtime := fs.String("runtime", "", "the runtime: llama-server, vllm, sglang, ollama, lmstudio or mlx-lm")
+	respTemplate := fs.Bool("response-template", false, "print the family's response template (the third form)")
+	family := fs.String("family", "", "with --response-template: a family `NAME`, or all")
 	if status, ok := parseFlags(fs, inspectUsage, args); !ok {
 		return status
 	}
 	fail := failer("inspect", e)
 	if fs.NArg() > 0 {
 		return fail(2, "unexpected argument %q (see dragoman inspect -h)", fs.Arg(0))
+	}
+	if *respTemplate {
+		if *runtime != "" || *toolsPath != "" {
+			return fail(2, "--response-template takes no --runtime or --tools")
+		}
+		return inspectResponseTemplate(*tmplPath, *modelPath, *family, e, fail)
+	}
+	if *family != "" {
+		return fail(2, "--family goes with --response-template")
 	}
 	if *runtime == "" && *toolsPath == "" {
 		return inspectModelCommand(*tmplPath, *modelPath, e, fail)
