@@ -191,6 +191,14 @@ func TestFamilyResponseTemplatesEqualParsers(t *testing.T) {
 		t.Run(v.ID, func(t *testing.T) {
 			want := format.Run(fam.New(v.Options), v.Chunks...)
 			got, err := runTemplate(tpl, fam, v)
+			if err == nil {
+				// Streamed byte by byte, the template reads the same.
+				bytewise := v
+				bytewise.Chunks = bytesOf(strings.Join(v.Chunks, ""))
+				if b, err := runTemplate(tpl, fam, bytewise); err != nil || compareResults(b, got) != "" {
+					t.Errorf("byte by byte: %v %s", err, compareResults(b, got))
+				}
+			}
 			diff := "error " + fmt.Sprint(err)
 			if err == nil {
 				diff = compareResults(got, want)
@@ -263,6 +271,14 @@ func compareResults(got, want format.Result) string {
 		}
 	}
 	return strings.Join(d, "; ")
+}
+
+func bytesOf(s string) []string {
+	out := make([]string, len(s))
+	for i := 0; i < len(s); i++ {
+		out[i] = s[i : i+1]
+	}
+	return out
 }
 
 func sameJSON(a, b string) bool {
