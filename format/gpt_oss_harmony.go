@@ -42,7 +42,10 @@ const (
 	hmCall      = "<|call|>"
 	hmReturn    = "<|return|>"
 	// harmonyThinkOpen ends a prompt that leaves the analysis message open.
-	harmonyThinkOpen = hmChannel + "analysis" + hmMessage
+	harmonyThinkOpen = hmChannel + hmAnalysis + hmMessage
+	// hmAnalysis is the reasoning channel; hmFinal and hmCommentary carry
+	// content (commentary also calls).
+	hmAnalysis, hmFinal, hmCommentary = "analysis", "final", "commentary"
 	// harmonyLeadRecipient starts an output whose header names the recipient
 	// before the channel, as the template writes history calls.
 	harmonyLeadRecipient = "to=functions."
@@ -80,9 +83,9 @@ func harmonyResponseTemplate() *ResponseTemplate {
 	t := newResponseTemplate(harmonyAssistant)
 	t.Fields["content"].ClosePattern = ends + "|" + patternOf(hmConstrain) // stray end tokens are dropped
 	t.Fields["reasoning_content"] = &ResponseField{
-		OpenPattern: lead + channel + "analysis[^<=]*" + message, ClosePattern: bodyEnd, Content: "text",
+		OpenPattern: lead + channel + hmAnalysis + "[^<=]*" + message, ClosePattern: bodyEnd, Content: "text",
 	}
-	return t.withDroppedMarkup("message_header", lead+"(?:"+channel+"(?:final|commentary)[^<=]*)?"+message).
+	return t.withDroppedMarkup("message_header", lead+"(?:"+channel+"(?:"+hmFinal+"|"+hmCommentary+")[^<=]*)?"+message).
 		withCalls(&ResponseField{
 			OpenPattern: "(?:" + start + "[^<]*?(?:" + channel + "[^<]*?)?|" + channel + "[^<]*?|^\\s*)" +
 				patternOf(harmonyLeadRecipient) + `(?P<name>[^\s<]+)[^<]*?(?:` + channel + "[^<]*?)?(?:" + patternOf(hmConstrain) + "[^<]*?)?" + message,
@@ -238,7 +241,7 @@ func (p *harmony) stepHeader() ([]Event, bool) {
 		p.name = strings.TrimPrefix(recipient, "functions.")
 		p.headerOffset = p.offset
 		p.header = p.take(n) // accounted as markup once the call is parsed
-	case channel == "analysis":
+	case channel == hmAnalysis:
 		p.kind = hmReasoning
 		p.consume(n)
 	default:

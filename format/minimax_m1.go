@@ -23,7 +23,7 @@ import (
 func init() {
 	register(&Family{
 		ID:                 "minimax-m1",
-		NoResponseTemplate: "one block holds several calls, one JSON object per line, with nothing between them: a region gives one value, and a delimiter between the calls would have to be their own braces",
+		NoResponseTemplate: "one block holds several calls, one JSON object per line, with no marker between them: a region gives one value, and an opener for the next call (a newline before {) would fire anywhere in the content",
 		Aliases:            []string{"minimax"},
 		ThinkOpen:          "<think>",
 		New: func(o Options) Parser {
