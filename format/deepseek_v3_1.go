@@ -57,13 +57,10 @@ const deepSeekAssistant = "<｜Assistant｜>"
 // nest).
 func deepSeekResponseTemplate(head, tail string) *ResponseTemplate {
 	callEnd := tail + patternOf(dsCallEnd)
-	markers := make([]string, len(dsToolOutputMarkers))
-	for i, m := range dsToolOutputMarkers {
-		markers[i] = patternOf(m)
-	}
-	return newResponseTemplate(deepSeekAssistant).withDroppedMarkup("tool_output_marker", strings.Join(markers, "|")).withReasoning(thinkTag, thinkEndTag, dsCallsBegin).withCalls(&ResponseField{
+	return newResponseTemplate(deepSeekAssistant).withReasoning(thinkTag, thinkEndTag, dsCallsBegin).
+		withDroppedMarkup("tool_output_marker", alternatives(dsToolOutputMarkers...)).withCalls(&ResponseField{
 		OpenPattern:  "(?:" + patternOf(dsCallsBegin) + `\s*)?` + patternOf(dsCallBegin) + head,
-		ClosePattern: callEnd + `\s*` + patternOf(dsCallsEnd) + "|" + callEnd + `\s*(?=` + patternOf(dsCallBegin) + ")|" + callEnd,
+		ClosePattern: blockCallClose(callEnd, patternOf(dsCallsEnd), patternOf(dsCallBegin)),
 		Content:      "json",
 		Transform:    callTransform(),
 	})

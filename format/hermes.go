@@ -20,7 +20,7 @@ func init() {
 		ThinkOpen: thinkTag,
 		ResponseTemplate: func() *ResponseTemplate {
 			return newResponseTemplate(chatMLAssistant, graniteAssistant, rekaAssistant).withReasoning(thinkTag, thinkEndTag, hermesOpen).withCalls(&ResponseField{
-				Open: []string{hermesOpen}, ClosePattern: spacedClose(hermesClose, hermesOpen, true),
+				Open: []string{hermesOpen}, ClosePattern: spacedClose(hermesClose, hermesOpen),
 				Content: "json", Transform: objectCallTransform(),
 			})
 		},

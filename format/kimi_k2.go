@@ -57,7 +57,7 @@ func kimiResponseTemplate() *ResponseTemplate {
 	callEnd := patternOf(kimiCallEnd)
 	return newResponseTemplate(kimiAssistant).withReasoning(thinkTag, thinkEndTag, kimiSectionBegin, kimiSectionBeginAlt).withCalls(&ResponseField{
 		OpenPattern:  begin + `?\s*` + patternOf(kimiCallBegin) + `\s*(?P<id>functions\.(?P<name>[^<]+?):\d+)\s*` + patternOf(kimiArgBegin),
-		ClosePattern: callEnd + `\s*` + end + "|" + callEnd + `\s*(?=` + patternOf(kimiCallBegin) + ")|" + callEnd,
+		ClosePattern: blockCallClose(callEnd, end, patternOf(kimiCallBegin)),
 		Content:      "json",
 		Transform:    withID(callTransform()),
 	})

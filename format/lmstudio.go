@@ -27,7 +27,7 @@ func init() {
 		// prompt; the anchor is ChatML's, the most common.
 		ResponseTemplate: func() *ResponseTemplate {
 			return newResponseTemplate(chatMLAssistant).withCalls(&ResponseField{
-				Open: []string{lmstudioOpen}, ClosePattern: spacedClose(lmstudioClose, lmstudioOpen, true),
+				Open: []string{lmstudioOpen}, ClosePattern: spacedClose(lmstudioClose, lmstudioOpen),
 				Content: "json", Transform: objectCallTransform(),
 			})
 		},

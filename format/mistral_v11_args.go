@@ -32,9 +32,9 @@ var mistralAssistant = []string{"[/INST]", "[/TOOL_RESULTS]"}
 
 // mistralResponseTemplate reads [THINK] blocks anywhere as reasoning and one
 // call per [TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{…} (the id is optional: an
-// empty one is generated); a call ends reasoning. A call has no end marker, so its body
-// runs to the next call, reasoning block or </s>, or the end of the output:
-// text after a call's JSON makes it malformed. Not expressed: the call id
+// empty one is generated); a call ends reasoning. A call has no end marker,
+// so its body runs to the next call, reasoning block or </s>, or the end of
+// the output: text after a call's JSON makes it malformed. Not expressed:
 // the legacy JSON array.
 func mistralResponseTemplate() *ResponseTemplate {
 	calls, think := patternOf(mistralCalls), patternOf(mistralThinkOpen)

@@ -70,7 +70,7 @@ func museResponseTemplate() *ResponseTemplate {
 	}
 	return t.withDroppedMarkup("message_header", lead+"(?:"+recipient+museUser+")?"+message).withCalls(&ResponseField{
 		OpenPattern:  "(?:" + lead + recipient + `[^<\s]+` + message + `\s*)?(?:` + calls + `\s*)?` + inv,
-		ClosePattern: invEnd + `\s*` + callsEnd + `\s*(?:` + patternOf(museEOM) + ")?|" + invEnd + `\s*(?=<` + museNS + ":invoke)|" + invEnd,
+		ClosePattern: blockCallClose(invEnd, callsEnd+`\s*(?:`+patternOf(museEOM)+")?", "<"+museNS+":invoke"),
 		Content:      "xml-inline",
 		ContentArgs: map[string]any{
 			"tag_pattern": "<" + museNS + `:parameter name="(?P<key>[^"<>\n]+)">(?P<value>.*?)</` + museNS + ":parameter>",

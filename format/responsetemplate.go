@@ -98,13 +98,19 @@ func (t *ResponseTemplate) withDroppedMarkup(name, pattern string) *ResponseTemp
 	return t
 }
 
-// spacedClose closes a call section; with spaced (markup.spacedCalls) the
-// whitespace between it and the next section's opener is layout.
-func spacedClose(close, nextOpen string, spaced bool) string {
-	if !spaced {
-		return patternOf(close)
-	}
+// spacedClose closes a call section of a family whose templates put
+// whitespace between sections (markup.spacedCalls): the whitespace between
+// it and the next section's opener is layout.
+func spacedClose(close, nextOpen string) string {
 	return patternOf(close) + `\s+(?=` + patternOf(nextOpen) + ")|" + patternOf(close)
+}
+
+// blockCallClose closes one call of a block of calls (patterns, not
+// markers): callEnd followed by the block's end, or by whitespace before
+// the next call's opener nextCall, or alone (the block's end missing, or
+// text after the call).
+func blockCallClose(callEnd, blockEnd, nextCall string) string {
+	return callEnd + `\s*` + blockEnd + "|" + callEnd + `\s*(?=` + nextCall + ")|" + callEnd
 }
 
 // withCalls adds the tool_calls field, one call per match of f, which must

@@ -59,7 +59,7 @@ func solarResponseTemplate() *ResponseTemplate {
 	return t.withCalls(&ResponseField{
 		OpenPattern: "(?:" + patternOf(solarCalls) + `\s*)?` + patternOf(solarCallBegin) + `\s*(?P<id>[^<]*?)\s*` +
 			patternOf(solarCallName) + `\s*(?P<name>[^<]*?)\s*` + patternOf(solarCallArgs),
-		ClosePattern: callEnd + `\s*` + patternOf(solarCallsEnd) + "|" + callEnd + `\s*(?=` + patternOf(solarCallBegin) + ")|" + callEnd,
+		ClosePattern: blockCallClose(callEnd, patternOf(solarCallsEnd), patternOf(solarCallBegin)),
 		Content:      "json",
 		Transform:    withID(callTransform()),
 	})

@@ -64,7 +64,7 @@ func step3ResponseTemplate() *ResponseTemplate {
 	callEnd := "</" + step3NS + `:invoke>\s*` + patternOf(step3CallEnd)
 	return t.withCalls(&ResponseField{
 		OpenPattern:  "(?:" + patternOf(step3CallsBegin) + `\s*)?` + patternOf(step3CallBegin) + "[^<]*?" + patternOf(step3Sep) + "[^<]*" + inv,
-		ClosePattern: callEnd + `\s*` + patternOf(step3CallsEnd) + "|" + callEnd + `\s*(?=` + patternOf(step3CallBegin) + ")|" + callEnd,
+		ClosePattern: blockCallClose(callEnd, patternOf(step3CallsEnd), patternOf(step3CallBegin)),
 		Content:      "xml-inline",
 		ContentArgs: map[string]any{
 			"tag_pattern": "<" + step3NS + `:parameter name="(?P<key>[^"<>\n]+)">(?P<value>.*?)</` + step3NS + ":parameter>",
