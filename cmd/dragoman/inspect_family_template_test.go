@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,6 +40,17 @@ func TestInspectResponseTemplate(t *testing.T) {
 	}
 	if got, want := withoutIDs(t, byTemplate.stdout), withoutIDs(t, byFamily.stdout); got != want {
 		t.Errorf("the template reads\n%s\nthe family parser\n%s", got, want)
+	}
+
+	// From a model folder holding that chat template: the same.
+	src, err := os.ReadFile(qwen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write(t, dir, "chat_template.jinja", string(src))
+	if m := dragoman(t, "", nil, "inspect", "--response-template", "--model", dir); m.status != 0 || m.stdout != r.stdout {
+		t.Errorf("--model: status %d, %s%s", m.status, m.stderr, m.stdout)
 	}
 
 	// By name: the same template.
