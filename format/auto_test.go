@@ -54,6 +54,7 @@ var autoSkip = map[string]string{
 	"dragoman-apriel-02":                    `the template renders no call id; the family reads an "id" member`,
 	"sglang-052":                            "Decision 5: a literal \\n after the name and escaped JSON values (a repair rule of the family)",
 	"dragoman-glm-4.5-4.7-08":               "Decision 5: a literal \\n after the name and escaped JSON values (a repair rule of the family)",
+	"dragoman-glm-4.5-4.7-16":               "Decision 5: literal \\n escapes between the elements (a repair rule of the family)",
 	"GLM-4.6.jinja:dragoman-glm-4.5-4.7-05": "a bare </think> before the answer: only GLM-4.7's template writes one",
 	"glm_4_5.jinja:dragoman-glm-4.5-4.7-05": "a bare </think> before the answer: only GLM-4.7's template writes one",
 	"ollama-038":                            "tool-output markers in the output are removed (a rule of the family, not in the template's call markup)",
