@@ -50,7 +50,9 @@ const kimiAssistant = "<|im_assistant|>assistant<|im_middle|>"
 
 // kimiResponseTemplate reads one call per <|tool_call_begin|>…<|tool_call_end|>;
 // the section's markers, either spelling, belong to its first and last call.
-// The id is functions.NAME:IDX, as the parser takes it.
+// The id is functions.NAME:IDX, as the parser takes it. Not expressed: a
+// call written without its :IDX (the parser takes it as a name, without an
+// id).
 func kimiResponseTemplate() *ResponseTemplate {
 	begin := "(?:" + patternOf(kimiSectionBegin) + "|" + patternOf(kimiSectionBeginAlt) + ")"
 	end := "(?:" + patternOf(kimiSectionEnd) + "|" + patternOf(kimiSectionEndAlt) + ")"
