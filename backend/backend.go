@@ -224,6 +224,16 @@ type ModelStatus struct {
 	ExpiresAt time.Time
 }
 
+// WaitNotifier is a Stream that says when its Next is about to wait for
+// the runtime: what it has read so far holds no more chunks. The gateway
+// writes the chunks of a burst (those already read) to its client in one
+// write, and flushes when the stream would wait.
+type WaitNotifier interface {
+	// OnWait sets the function Next calls, on Next's goroutine, each time
+	// it is about to wait for the runtime.
+	OnWait(func())
+}
+
 // StatusReporter is a runtime that reports its models' state in memory
 // (ModelStatus), read on each listing rather than cached.
 type StatusReporter interface {

@@ -207,6 +207,20 @@ type lineReader struct {
 	partial bool
 	// read counts the stream's bytes, against MaxStreamBytes.
 	read int
+	// onWait, when set, is called before a read that would wait for the
+	// runtime (WaitNotifier).
+	onWait func()
+}
+
+// waits reports whether reading the next line would wait for the runtime:
+// the buffer holds no end of line.
+func (l *lineReader) waits() bool {
+	n := l.r.Buffered()
+	if n == 0 {
+		return true
+	}
+	b, _ := l.r.Peek(n) // never blocks: n bytes are buffered
+	return bytes.IndexByte(b, '\n') < 0
 }
 
 func newLineReader(ctx context.Context, body io.ReadCloser) *lineReader {
@@ -235,6 +249,9 @@ func (l *lineReader) next() ([]byte, error) {
 	var line []byte
 	var err error
 	for {
+		if l.onWait != nil && l.waits() {
+			l.onWait()
+		}
 		var frag []byte
 		frag, err = l.r.ReadSlice('\n')
 		line = append(line, frag...)

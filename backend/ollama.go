@@ -419,6 +419,9 @@ type ollamaStream struct {
 
 func (s *ollamaStream) Close() error { return s.lines.close(s.done) }
 
+// OnWait: see WaitNotifier.
+func (s *ollamaStream) OnWait(f func()) { s.lines.onWait = f }
+
 func (s *ollamaStream) Next() (Chunk, error) {
 	for !s.done {
 		line, err := s.lines.next()

@@ -55,6 +55,13 @@ type sseStream struct {
 
 func (s *sseStream) Close() error { return s.lines.close(s.ended && s.cutErr == nil) }
 
+// OnWait: see WaitNotifier.
+func (s *sseStream) OnWait(f func()) {
+	if s.lines != nil {
+		s.lines.onWait = f
+	}
+}
+
 func (s *sseStream) Next() (Chunk, error) {
 	if s.cutErr != nil {
 		return Chunk{}, s.cutErr

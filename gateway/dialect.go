@@ -128,7 +128,8 @@ func (s *Server) logRequest(rec *trace.Record) {
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request, d *dialect, rec *trace.Record, span *spanJob) int {
-	w = &tokenHeader{ResponseWriter: w, rec: rec}
+	burst := &burstWriter{ResponseWriter: &tokenHeader{ResponseWriter: w, rec: rec}}
+	w = burst
 	failed := func(err error) int {
 		rec.Error = err.Error()
 		setRetryAfter(w, err)
@@ -163,7 +164,11 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, d *dialect, rec *t
 		span.req = req
 		a = s.otel.capture(span, out, s.cfg.Limits.MaxTraceBytes)
 	}
-	if err := s.run(r.Context(), req, rec, a); err != nil {
+	holder := burst
+	if s.flushEachEvent {
+		holder = nil // the benchmark's "before"
+	}
+	if err := s.run(r.Context(), req, rec, a, holder); err != nil {
 		if r.Context().Err() != nil {
 			// The client went away: nothing can be written, and the trace
 			// says so rather than blaming the runtime.

@@ -70,6 +70,9 @@ type fakeRuntime struct {
 	loader    bool
 	lifecycle []string
 	loaderErr error
+	// streamOf, when set, makes the stream every request gets instead of
+	// the script's.
+	streamOf func(ctx context.Context) backend.Stream
 }
 
 // fakeLoader is a fakeRuntime that loads and unloads models on request.
@@ -153,6 +156,9 @@ func (f *fakeRuntime) Complete(ctx context.Context, req backend.CompleteRequest)
 	if f.startBlock {
 		<-ctx.Done()
 		return nil, ctx.Err()
+	}
+	if f.streamOf != nil {
+		return f.streamOf(ctx), nil
 	}
 	return f.stream(ctx), nil
 }

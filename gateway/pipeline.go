@@ -62,7 +62,10 @@ func (e *upstreamError) Unwrap() error { return e.err }
 
 // exchange is one request on its way through the pipeline.
 type exchange struct {
-	s *Server
+	// burst holds back the answer's flushes during a burst of chunks
+	// (burst.go); nil flushes every event as written.
+	burst *burstWriter
+	s     *Server
 	// client is the client's context: done when the client has gone.
 	client context.Context
 	req    *chat.Request
@@ -91,7 +94,7 @@ type exchange struct {
 // When several upstreams serve the model, the least busy healthy one is
 // tried first, and one that cannot be reached is marked down and the next
 // one tried, as long as nothing has been sent to the client.
-func (s *Server) run(ctx context.Context, req *chat.Request, rec *trace.Record, out answer) error {
+func (s *Server) run(ctx context.Context, req *chat.Request, rec *trace.Record, out answer, burst *burstWriter) error {
 	routes, err := s.resolve(ctx, req.Model)
 	if err != nil {
 		return err
@@ -105,7 +108,7 @@ func (s *Server) run(ctx context.Context, req *chat.Request, rec *trace.Record, 
 	deadline := time.AfterFunc(answerWait, func() { cancel(errAnswerTimeout) })
 	defer deadline.Stop()
 	for i, rt := range routes {
-		x := &exchange{s: s, client: client, req: req, rec: rec, out: out, pending: map[int]*chat.ToolCall{}, rt: rt}
+		x := &exchange{s: s, client: client, req: req, rec: rec, out: out, pending: map[int]*chat.ToolCall{}, rt: rt, burst: burst}
 		rt.up.inFlight.Add(1)
 		// A runtime that accepts the request and never begins its answer
 		// would hold it forever: the wait has its own limit.
@@ -637,6 +640,7 @@ var (
 // The idle timer runs only while the gateway waits for the runtime: a client
 // slow to read (its writes block in deliver) is not the runtime's silence.
 func (x *exchange) pump(ctx context.Context, cancel context.CancelCauseFunc, stream backend.Stream) error {
+	defer x.burst.hold(stream)()
 	limits := x.s.cfg.Limits
 	idleTimeout := time.Duration(limits.IdleTimeout)
 	idle := time.AfterFunc(idleTimeout, func() { cancel(errIdle) })

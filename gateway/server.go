@@ -70,8 +70,11 @@ type Server struct {
 	// responses keeps recent Responses API answers (previous_response_id).
 	responses   *responseStore
 	templateNow func() time.Time // the templates' clock (strftime_now); nil is the real one
-	clock       Clock            // the deadlines' (clock.go)
-	client      *http.Client     // to every runtime (newUpstreamClient)
+	// flushEachEvent, set by a benchmark, flushes every event as it is
+	// written, as before burstWriter held a burst's flushes.
+	flushEachEvent bool
+	clock          Clock        // the deadlines' (clock.go)
+	client         *http.Client // to every runtime (newUpstreamClient)
 
 	mu           sync.Mutex
 	configured   []*upstream

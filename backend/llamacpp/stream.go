@@ -30,7 +30,12 @@ type stream struct {
 	refused      int // and refused by it (sampling.resampled)
 	promptStep   int64
 	done         bool
+	onWait       func() // backend.WaitNotifier
 }
+
+// OnWait: see backend.WaitNotifier; Next calls f when no chunk is waiting in
+// the sequence's channel.
+func (s *stream) OnWait(f func()) { s.onWait = f }
 
 // Next returns the next piece of text; the last chunk has the finish reason
 // and the usage. A cancelled context ends the stream with its error.
@@ -41,6 +46,9 @@ func (s *stream) Next() (backend.Chunk, error) {
 	if err := s.ctx.Err(); err != nil {
 		s.leave()
 		return backend.Chunk{}, err
+	}
+	if s.onWait != nil && len(s.s.out) == 0 {
+		s.onWait()
 	}
 	select {
 	case ev, ok := <-s.s.out:
