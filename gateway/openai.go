@@ -371,6 +371,7 @@ type openAIStream struct {
 	includeUsage bool
 	id, model    string
 	created      int64
+	delta        *deltaEvent // the token events' fixed parts (ssefast.go), made by begin
 }
 
 func (s *openAIStream) begun() bool                                     { return s.started }
@@ -405,6 +406,7 @@ type openAIChunk struct {
 
 func (s *openAIStream) begin(id, model string, _ int) error {
 	s.id, s.model, s.created = id, model, time.Now().Unix()
+	s.delta = newDeltaEvent(s.id, s.created, s.model)
 	s.start()
 	empty := ""
 	return s.send(openAIDelta{Role: "assistant", Content: &empty}, nil, nil, nil)
@@ -419,11 +421,13 @@ func (s *openAIStream) send(d openAIDelta, finish *chat.FinishReason, usage *ope
 	return s.event("", c)
 }
 
+// content and reasoning are the events of every token: written by the
+// stream's deltaEvent (ssefast.go), the same bytes as send's.
 func (s *openAIStream) content(t string) error {
-	return s.send(openAIDelta{Content: &t}, nil, nil, nil)
+	return s.write(s.delta.event(s.delta.content, t))
 }
 func (s *openAIStream) reasoning(t string) error {
-	return s.send(openAIDelta{Reasoning: &t}, nil, nil, nil)
+	return s.write(s.delta.event(s.delta.reasoning, t))
 }
 func (s *openAIStream) call(i int, c chat.ToolCall) error {
 	return s.send(openAIDelta{ToolCalls: []openAIToolCall{toOpenAICall(c, &i)}}, nil, nil, nil)
