@@ -23,10 +23,16 @@ import (
 //
 // The input is converted to a string once; strings without escapes are
 // slices of it, so the values keep the whole input alive.
-func FromJSON(data []byte) (Value, error) {
+func FromJSON(data []byte) (Value, error) { return FromJSONAt(data, 0) }
+
+// FromJSONAt decodes data as FromJSON does, as the value found depth levels
+// down in a larger document (FromJSONMembers' members are at depth 1): the
+// nesting bound counts those levels too, so that data fails here exactly
+// where it would fail inside that document.
+func FromJSONAt(data []byte, depth int) (Value, error) {
 	d := jsonDecoder{data: string(data)}
 	d.skipSpace()
-	v, err := d.value(0)
+	v, err := d.value(depth)
 	if err != nil {
 		return nil, err
 	}

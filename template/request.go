@@ -56,6 +56,10 @@ type Request struct {
 	// Values are shared by every render of the request, which never change
 	// them (the sandbox refuses mutating methods).
 	decoded []decodedJSON
+
+	// built holds the values FromChat made without JSON; a raw field that is
+	// set wins over them.
+	built *builtValues
 }
 
 // decodedJSON is one value ParseRequest decoded, and the raw JSON it came from.
@@ -161,7 +165,12 @@ func (r Request) WithTokens(bos, eos json.RawMessage) (Request, error) {
 }
 
 // HasTools reports whether the request's tools are not None (an empty list counts).
-func (r Request) HasTools() bool { return len(r.Tools) > 0 && !isNull(r.Tools) }
+func (r Request) HasTools() bool {
+	if r.Tools == nil && r.built != nil {
+		return r.built.tools != nil
+	}
+	return len(r.Tools) > 0 && !isNull(r.Tools)
+}
 
 // WithSpecialTokens returns a copy of r whose SpecialTokens also hold the model's
 // tokens (a Source's SpecialTokens) beneath the request's own: an entry the
@@ -277,7 +286,7 @@ type renderContext struct {
 
 type contextEntry struct {
 	name string
-	raw  json.RawMessage // while filling; val once decoded
+	raw  json.RawMessage // while filling, when the value comes from JSON; val once decoded
 	val  jinja.Value
 }
 
@@ -298,11 +307,15 @@ func (c *renderContext) Lookup(name string) (jinja.Value, bool) {
 
 // fill sets c to r's variables, as Vars describes them.
 func (r *Request) fill(c *renderContext) error {
-	if r.Messages == nil {
+	if r.Messages == nil && r.built == nil {
 		return &jinja.Error{Kind: "KeyError", Message: "'messages'"}
 	}
 	var err error
 	for i, raw := range [...]json.RawMessage{r.Messages, r.Tools, r.Documents} {
+		if raw == nil && r.built != nil && i < 2 {
+			c.fixed[i] = [...]jinja.Value{r.built.messages, r.built.tools}[i]
+			continue
+		}
 		if c.fixed[i], err = r.value(fixedArgs[i], raw); err != nil {
 			return err
 		}
@@ -312,20 +325,22 @@ func (r *Request) fill(c *renderContext) error {
 	// The ** dict, in Python's insertion order: the special tokens with
 	// bos_token and eos_token laid over them (new ones at the end), nulls
 	// dropped, then the kwargs (a repeated name keeps its place).
+	// FromChat's tokens count as the request's bos_token and eos_token where
+	// those are not set, and its kwargs come before the Kwargs field's.
 	c.extra = c.extra[:0]
 	forEachOrdered(r.SpecialTokens, r.specialOrder, func(k string, raw json.RawMessage) {
-		if o := r.tokenOverride(k); o != nil && !isNull(o) {
-			raw = o
-		}
-		if !isNull(raw) {
+		if !r.putToken(c, k) && !isNull(raw) {
 			c.put(k, raw)
 		}
 	})
 	for _, k := range [...]string{"bos_token", "eos_token"} {
 		if _, ok := r.SpecialTokens[k]; !ok {
-			if o := r.tokenOverride(k); o != nil && !isNull(o) {
-				c.put(k, o)
-			}
+			r.putToken(c, k)
+		}
+	}
+	if r.built != nil {
+		for _, e := range r.built.kwargs {
+			c.putValue(e.name, e.val)
 		}
 	}
 	forEachOrdered(r.Kwargs, r.kwargsOrder, c.put)
@@ -339,6 +354,9 @@ func (r *Request) fill(c *renderContext) error {
 	}
 	for i := range c.extra {
 		e := &c.extra[i]
+		if e.raw == nil {
+			continue // a value FromChat built
+		}
 		if e.val, err = r.value(e.name, e.raw); err != nil {
 			return err
 		}
@@ -350,13 +368,42 @@ func (r *Request) fill(c *renderContext) error {
 // put sets the ** entry name to raw: in its place when it is there already,
 // else at the end.
 func (c *renderContext) put(name string, raw json.RawMessage) {
+	c.set(contextEntry{name: name, raw: raw})
+}
+
+// putValue sets the ** entry name to v, as put does.
+func (c *renderContext) putValue(name string, v jinja.Value) {
+	c.set(contextEntry{name: name, val: v})
+}
+
+func (c *renderContext) set(e contextEntry) {
 	for i := range c.extra {
-		if c.extra[i].name == name {
-			c.extra[i].raw = raw
+		if c.extra[i].name == e.name {
+			c.extra[i] = e
 			return
 		}
 	}
-	c.extra = append(c.extra, contextEntry{name: name, raw: raw})
+	c.extra = append(c.extra, e)
+}
+
+// putToken sets the ** entry of the special token name from the request's
+// bos_token or eos_token when it gives one (not null): the raw field, else
+// what FromChat built. It reports whether it did.
+func (r *Request) putToken(c *renderContext, name string) bool {
+	if o := r.tokenOverride(name); o != nil && !isNull(o) {
+		c.put(name, o)
+		return true
+	}
+	if r.built == nil {
+		return false
+	}
+	for _, t := range r.built.tokens {
+		if t.name == name {
+			c.putValue(name, t.val)
+			return true
+		}
+	}
+	return false
 }
 
 // forEachOrdered calls fn with m's entries in the order orderedKeys gives
