@@ -478,37 +478,15 @@ func (x *exchange) render(tools []chat.Tool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	body := map[string]any{
-		"messages":              templateMessages(msgs),
-		"add_generation_prompt": true,
-	}
-	if len(tools) > 0 {
-		body["tools"] = tools
-	}
-	if st.bos != "" {
-		body["bos_token"] = st.bos
-	}
-	if st.eos != "" {
-		body["eos_token"] = st.eos
-	}
-	kwargs := map[string]any{}
-	if e := x.req.Reasoning.Enabled; e != nil {
-		kwargs["enable_thinking"] = *e
-	}
-	if x.req.Reasoning.Effort != "" {
-		kwargs["reasoning_effort"] = x.req.Reasoning.Effort
-	}
-	for k, v := range x.req.TemplateKwargs {
-		kwargs[k] = v
-	}
-	if len(kwargs) > 0 {
-		body["kwargs"] = kwargs
-	}
-	data, err := json.Marshal(body)
-	if err != nil {
-		return "", &requestError{msg: "request: " + err.Error()}
-	}
-	treq, err := template.ParseRequest(data)
+	treq, err := template.FromChat(template.Chat{
+		Messages:            msgs,
+		Tools:               tools,
+		AddGenerationPrompt: true,
+		BOSToken:            st.bos,
+		EOSToken:            st.eos,
+		Reasoning:           x.req.Reasoning,
+		Kwargs:              x.req.TemplateKwargs,
+	})
 	if err != nil {
 		return "", &requestError{msg: err.Error()}
 	}
@@ -529,94 +507,6 @@ func (x *exchange) render(tools []chat.Tool) (string, error) {
 	}
 	x.checkRendered(msgs, prompt)
 	return prompt, nil
-}
-
-// templateMessage is a message as chat templates read it: tool-call
-// arguments as an object where they are one (the shape transformers documents
-// and the runtimes pass), the JSON text otherwise; and the content of an
-// assistant turn with calls as "" rather than null, as llama.cpp and Ollama
-// pass it, since many templates test `'</think>' in message.content`.
-type templateMessage struct {
-	chat.Message
-}
-
-func (m templateMessage) MarshalJSON() ([]byte, error) {
-	data, err := m.Message.MarshalJSON()
-	if err != nil || len(m.ToolCalls) == 0 {
-		return data, err
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(data, &obj); err != nil {
-		return nil, err
-	}
-	type fn struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
-	type call struct {
-		ID       string `json:"id,omitempty"`
-		Type     string `json:"type"`
-		Function fn     `json:"function"`
-	}
-	calls := make([]call, len(m.ToolCalls))
-	for i, c := range m.ToolCalls {
-		args := json.RawMessage(strings.TrimSpace(c.Function.Arguments))
-		if len(args) == 0 || args[0] != '{' || !json.Valid(args) {
-			args, _ = json.Marshal(c.Function.Arguments)
-		}
-		typ := c.Type
-		if typ == "" {
-			typ = "function"
-		}
-		calls[i] = call{ID: c.ID, Type: typ, Function: fn{Name: c.Function.Name, Arguments: args}}
-	}
-	if obj["tool_calls"], err = json.Marshal(calls); err != nil {
-		return nil, err
-	}
-	if string(obj["content"]) == "null" {
-		obj["content"] = json.RawMessage(`""`)
-	}
-	return marshalOrdered(data, obj)
-}
-
-// marshalOrdered re-encodes obj with the keys in the order they have in data.
-func marshalOrdered(data []byte, obj map[string]json.RawMessage) ([]byte, error) {
-	dec := json.NewDecoder(strings.NewReader(string(data)))
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	var b strings.Builder
-	b.WriteByte('{')
-	first := true
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key := tok.(string)
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return nil, err
-		}
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-		k, _ := json.Marshal(key)
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(obj[key])
-	}
-	b.WriteByte('}')
-	return []byte(b.String()), nil
-}
-
-func templateMessages(msgs []chat.Message) []templateMessage {
-	out := make([]templateMessage, len(msgs))
-	for i, m := range msgs {
-		out[i] = templateMessage{m}
-	}
-	return out
 }
 
 // responseSchema is the JSON Schema a response_format asks for.
