@@ -550,3 +550,121 @@ func genText(r *rand.Rand) string {
 }
 
 func pick[T any](r *rand.Rand, xs ...T) T { return xs[r.IntN(len(xs))] }
+
+// TestFromChatNesting: arguments, parameters and kwargs nested right up to
+// the JSON bound fail or not through FromChat exactly where they did inside
+// the request document of the JSON path.
+func TestFromChatNesting(t *testing.T) {
+	nested := func(n int) string { return strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n) }
+	e := newEquivalence(t)
+	e.dump = mustCompile(t, `{{ messages | length }}`)
+	for n := 9990; n <= 10001; n++ {
+		e.check(t, fmt.Sprintf("arguments %d deep", n), Chat{Messages: []chat.Message{{Role: "assistant",
+			ToolCalls: []chat.ToolCall{{Function: chat.FunctionCall{Name: "f", Arguments: nested(n)}}}}}})
+		e.check(t, fmt.Sprintf("parameters %d deep", n), Chat{Messages: []chat.Message{},
+			Tools: []chat.Tool{{Type: "function", Function: chat.ToolFunction{Name: "f", Parameters: json.RawMessage(nested(n))}}}})
+		e.check(t, fmt.Sprintf("kwarg %d deep", n), Chat{Messages: []chat.Message{},
+			Kwargs: map[string]json.RawMessage{"x": json.RawMessage(nested(n))}})
+	}
+	if e.built == 0 || e.built == e.cases {
+		t.Errorf("%d of %d requests built: the bound was not reached on both sides", e.built, e.cases)
+	}
+}
+
+// TestFromChatValues: what FromChat makes of the cases JSON decides, checked
+// on their own (the wants are what json.loads gives for the JSON path's text).
+func TestFromChatValues(t *testing.T) {
+	yes := true
+	req, err := FromChat(Chat{
+		Messages: []chat.Message{
+			{Role: "assistant", ToolCalls: []chat.ToolCall{
+				{ID: "call00001", Function: chat.FunctionCall{Name: "f", Arguments: " {\"z\": 1, \"a\": 1.0, \"z\": [2e0, 3]} "}},
+				{Type: "custom", Function: chat.FunctionCall{Name: "g", Arguments: " [1] "}},
+			}},
+			{Role: "tool", ToolCallID: "call00001", Name: "f", Content: "a\xff\xfeb"},
+			{Role: "user", Parts: []chat.Part{{Type: "text", Text: "hi"}, {Type: "image_url", ImageURL: "u"}}},
+		},
+		Tools:     []chat.Tool{{Type: "function", Function: chat.ToolFunction{Name: "f", Parameters: json.RawMessage(`{"type": "object", "properties": {"z": {}, "a": {}}}`)}}},
+		BOSToken:  "<s>",
+		Reasoning: chat.Reasoning{Enabled: &yes, Effort: "low"},
+		Kwargs:    map[string]json.RawMessage{"reasoning_effort": json.RawMessage(`"high"`), "n": nil},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl := mustCompile(t, `{{ messages }}|{{ tools[0].function.parameters | tojson }}|{{ bos_token }}|`+
+		`{{ eos_token is defined }}|{{ enable_thinking }}|{{ reasoning_effort }}|{{ n is none }}`)
+	got, err := Render(tpl, req, nil)
+	want := `[{'role': 'assistant', 'content': '', 'tool_calls': [` +
+		`{'id': 'call00001', 'type': 'function', 'function': {'name': 'f', 'arguments': {'z': [2.0, 3], 'a': 1.0}}}, ` +
+		`{'type': 'custom', 'function': {'name': 'g', 'arguments': ' [1] '}}]}, ` +
+		"{'role': 'tool', 'content': 'a\ufffd\ufffdb', 'tool_call_id': 'call00001', 'name': 'f'}, " +
+		`{'role': 'user', 'content': [{'type': 'text', 'text': 'hi'}, {'type': 'image_url', 'image_url': {'url': 'u'}}]}]|` +
+		`{"type": "object", "properties": {"z": {}, "a": {}}}|<s>|False|True|high|True`
+	if err != nil || got != want {
+		t.Errorf("got  %s, %v\nwant %s", got, err, want)
+	}
+	if !req.HasTools() {
+		t.Error("HasTools: false")
+	}
+	for _, bad := range []Chat{
+		{Tools: []chat.Tool{{Function: chat.ToolFunction{Name: "f", Parameters: json.RawMessage(`{"a": NaN}`)}}}},
+		{Kwargs: map[string]json.RawMessage{"x": json.RawMessage(`{`)}},
+		{Kwargs: map[string]json.RawMessage{"x": json.RawMessage(``)}},
+	} {
+		if _, err := FromChat(bad); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+}
+
+func mustCompile(tb testing.TB, src string) *jinja.Template {
+	tb.Helper()
+	tpl, err := jinja.Compile(src)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tpl
+}
+
+// TestFromChatFieldsWin: on a request FromChat built, a raw field set
+// afterwards (WithTokens, WithSpecialTokens, Messages, Tools, Kwargs) wins
+// over what FromChat made, as it would on a parsed request; the model's
+// special tokens stay beneath FromChat's tokens.
+func TestFromChatFieldsWin(t *testing.T) {
+	req, err := FromChat(Chat{Messages: []chat.Message{{Role: "user", Content: "hi"}}, BOSToken: "<s>", EOSToken: "</s>",
+		Kwargs: map[string]json.RawMessage{"x": json.RawMessage(`1`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl := mustCompile(t, `{{ messages[0].content }}|{{ tools }}|{{ bos_token }}|{{ eos_token }}|{{ pad_token }}|{{ x }}`)
+	withTokens, err := req.WithTokens(json.RawMessage(`"[BOS]"`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withModel, err := req.WithSpecialTokens(map[string]any{"bos_token": "<model>", "pad_token": "<pad>"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	replaced := req
+	replaced.Messages = json.RawMessage(`[{"role": "user", "content": "new"}]`)
+	replaced.Tools = json.RawMessage(`[]`)
+	replaced.Kwargs = map[string]json.RawMessage{"x": json.RawMessage(`2`)}
+	for _, c := range []struct {
+		name string
+		req  Request
+		want string
+	}{
+		{"as built", req, "hi|None|<s>|</s>||1"},
+		{"WithTokens", withTokens, "hi|None|[BOS]|</s>||1"},
+		{"WithSpecialTokens", withModel, "hi|None|<s>|</s>|<pad>|1"},
+		{"fields set", replaced, "new|[]|<s>|</s>||2"},
+	} {
+		if got, err := Render(tpl, c.req, nil); err != nil || got != c.want {
+			t.Errorf("%s: got %q, %v; want %q", c.name, got, err, c.want)
+		}
+	}
+	if req.HasTools() || !replaced.HasTools() {
+		t.Errorf("HasTools: %v as built, %v with tools set", req.HasTools(), replaced.HasTools())
+	}
+}
