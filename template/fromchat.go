@@ -1,6 +1,7 @@
 package template
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -171,10 +172,14 @@ func chatCalls(calls []chat.ToolCall) (jinja.Value, error) {
 // the text itself.
 func callArguments(text string) (jinja.Value, error) {
 	obj := strings.TrimSpace(text)
-	if obj == "" || obj[0] != '{' || !json.Valid([]byte(obj)) {
+	if obj == "" || obj[0] != '{' {
 		return jsonText(text), nil
 	}
-	return jinja.FromJSONAt([]byte(obj), argumentsDepth)
+	v, isJSON, err := decodeJSON([]byte(obj), argumentsDepth)
+	if !isJSON {
+		return jsonText(text), nil
+	}
+	return v, err
 }
 
 // chatTools is the tools list in the OpenAI shape: type, and function with
@@ -259,10 +264,27 @@ func kwargValue(raw json.RawMessage) (jinja.Value, error) {
 
 // jsonValue decodes raw, which must be JSON as encoding/json checks it.
 func jsonValue(raw json.RawMessage, depth int) (jinja.Value, error) {
-	if !json.Valid(raw) {
+	v, isJSON, err := decodeJSON(raw, depth)
+	if !isJSON {
 		return nil, fmt.Errorf("invalid JSON %.40q", raw)
 	}
-	return jinja.FromJSONAt(raw, depth)
+	return v, err
+}
+
+// decodeJSON decodes text found depth levels down in the request document;
+// isJSON says whether encoding/json takes text as JSON, as the JSON path
+// asked it. jinja.FromJSON reads all JSON and, as Python does, NaN and
+// Infinity besides, so json.Valid need be asked only when text does not
+// decode or names one of those: the common case reads text once.
+func decodeJSON(text []byte, depth int) (v jinja.Value, isJSON bool, err error) {
+	v, err = jinja.FromJSONAt(text, depth)
+	if err == nil && !bytes.Contains(text, []byte("NaN")) && !bytes.Contains(text, []byte("Infinity")) {
+		return v, true, nil
+	}
+	if !json.Valid(text) {
+		return nil, false, nil
+	}
+	return v, true, err // JSON that is nested past the bound fails, as it did
 }
 
 // jsonText is s as encoding/json writes it and a JSON reader reads it back:

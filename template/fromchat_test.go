@@ -668,3 +668,93 @@ func TestFromChatFieldsWin(t *testing.T) {
 		t.Errorf("HasTools: %v as built, %v with tools set", req.HasTools(), replaced.HasTools())
 	}
 }
+
+// agentChat is a request of the kind coding agents send: a system prompt,
+// nTools tools with JSON Schemas, and turns with calls (arguments as JSON
+// text) and long tool results, nMsgs messages in all.
+func agentChat(nTools, nMsgs int) Chat {
+	c := Chat{AddGenerationPrompt: true, BOSToken: "", EOSToken: "<|im_end|>"}
+	for i := range nTools {
+		var props []string
+		for j := range 2 + i%4 {
+			props = append(props, fmt.Sprintf(`"arg%d": {"type": "string", "description": "Argument %d of tool %d: a path, a pattern or a command."}`, j, j, i))
+		}
+		params := fmt.Sprintf(`{"type": "object", "properties": {%s}, "required": ["arg0"], "additionalProperties": false}`, strings.Join(props, ", "))
+		c.Tools = append(c.Tools, chat.Tool{Type: "function", Function: chat.ToolFunction{
+			Name: fmt.Sprintf("tool_%02d", i), Description: fmt.Sprintf("Tool %d of the agent: reads, searches or edits files in the repository.", i),
+			Parameters: json.RawMessage(params)}})
+	}
+	c.Messages = []chat.Message{{Role: chat.RoleSystem, Content: "You are a coding agent working in a repository. Prefer small diffs and run the tests."}}
+	for i := 1; len(c.Messages) < nMsgs; i++ {
+		switch i % 3 {
+		case 1:
+			c.Messages = append(c.Messages, chat.Message{Role: chat.RoleUser, Content: fmt.Sprintf("Step %d: look at file_%d.go and fix the failing test.", i, i)})
+		case 2:
+			c.Messages = append(c.Messages, chat.Message{Role: chat.RoleAssistant, Reasoning: "The test fails in the handler; read the file first.",
+				ToolCalls: []chat.ToolCall{{ID: fmt.Sprintf("call%05d", i), Type: "function", Function: chat.FunctionCall{
+					Name: fmt.Sprintf("tool_%02d", i%nTools), Arguments: fmt.Sprintf(`{"arg0": "file_%d.go", "arg1": "func handler", "limit": 200, "ratio": 0.5}`, i)}}}})
+		default:
+			c.Messages = append(c.Messages, chat.Message{Role: chat.RoleTool, ToolCallID: fmt.Sprintf("call%05d", i-1), Name: fmt.Sprintf("tool_%02d", (i-1)%nTools),
+				Content: strings.Repeat(fmt.Sprintf("file_%d.go:%d: func handler() error { return nil }\n", i, i), 8)})
+		}
+	}
+	return c
+}
+
+// BenchmarkAgentRender is the gateway's render step on an agent request (20
+// tools, 30 messages) with Qwen3's template: the request built through the
+// old JSON path or through FromChat, then rendered; and the building alone.
+//
+//	go test ./template -run '^$' -bench AgentRender -count 5 -benchmem
+func BenchmarkAgentRender(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join(loadChatCorpusRoot(b), "templates", "Qwen-Qwen3-0.6B.jinja"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	tpl := mustCompile(b, string(src))
+	c := agentChat(20, 30)
+	opts := &jinja.Options{Now: fromChatNow}
+	want, err := jsonPathRequest(c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	wantOut, _ := Render(tpl, want, opts)
+	for _, path := range []struct {
+		name  string
+		build func(Chat) (Request, error)
+	}{{"json", jsonPathRequest}, {"fromchat", FromChat}} {
+		b.Run(path.name+"/render", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				req, err := path.build(c)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if out, err := Render(tpl, req, opts); err != nil || out != wantOut {
+					b.Fatalf("render: %v", err)
+				}
+			}
+		})
+		b.Run(path.name+"/request", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := path.build(c); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// loadChatCorpusRoot is the corpus folder, or skips.
+func loadChatCorpusRoot(tb testing.TB) string {
+	shared := os.Getenv("DRAGOMAN_SHARED")
+	if shared == "" {
+		shared, _ = filepath.Abs(filepath.Join("..", "..", "shared"))
+	}
+	root := filepath.Join(shared, "corpus")
+	if _, err := os.Stat(root); err != nil {
+		tb.Skipf("corpus missing at %s (set DRAGOMAN_SHARED): %v", root, err)
+	}
+	return root
+}
