@@ -703,7 +703,8 @@ func agentChat(nTools, nMsgs int) Chat {
 
 // BenchmarkAgentRender is the gateway's render step on an agent request (20
 // tools, 30 messages) with Qwen3's template: the request built through the
-// old JSON path or through FromChat, then rendered; and the building alone.
+// old JSON path or through FromChat, then rendered; the building alone; and
+// the render alone.
 //
 //	go test ./template -run '^$' -bench AgentRender -count 5 -benchmem
 func BenchmarkAgentRender(b *testing.B) {
@@ -719,6 +720,14 @@ func BenchmarkAgentRender(b *testing.B) {
 		b.Fatal(err)
 	}
 	wantOut, _ := Render(tpl, want, opts)
+	b.Run("render-only", func(b *testing.B) { // the template's share: the request built beforehand
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Render(tpl, want, opts); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	for _, path := range []struct {
 		name  string
 		build func(Chat) (Request, error)
