@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dragoman-dev/dragoman/chat"
 	"github.com/dragoman-dev/dragoman/jinja"
@@ -703,8 +704,8 @@ func agentChat(nTools, nMsgs int) Chat {
 
 // BenchmarkAgentRender is the gateway's render step on an agent request (20
 // tools, 30 messages) with Qwen3's template: the request built through the
-// old JSON path or through FromChat, then rendered; the building alone; and
-// the render alone.
+// old JSON path or through FromChat, then rendered (each path on its own,
+// and the two in turn); the building alone; and the render alone.
 //
 //	go test ./template -run '^$' -bench AgentRender -count 5 -benchmem
 func BenchmarkAgentRender(b *testing.B) {
@@ -727,6 +728,27 @@ func BenchmarkAgentRender(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	})
+	// The two paths in turn, each timed: a load that comes and goes weighs
+	// on both alike, so their ratio holds on a shared machine.
+	b.Run("alternating", func(b *testing.B) {
+		var took [2]time.Duration
+		for b.Loop() {
+			for i, build := range [...]func(Chat) (Request, error){jsonPathRequest, FromChat} {
+				start := time.Now()
+				req, err := build(c)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if out, err := Render(tpl, req, opts); err != nil || out != wantOut {
+					b.Fatalf("render: %v", err)
+				}
+				took[i] += time.Since(start)
+			}
+		}
+		b.ReportMetric(float64(took[0].Nanoseconds())/float64(b.N), "json-ns/op")
+		b.ReportMetric(float64(took[1].Nanoseconds())/float64(b.N), "fromchat-ns/op")
+		b.ReportMetric(float64(took[0])/float64(took[1]), "json/fromchat")
 	})
 	for _, path := range []struct {
 		name  string
