@@ -25,7 +25,9 @@ import (
 //
 // JSON values are kept raw and converted with jinja.FromJSON at render time, so
 // key order and the int/float distinction survive as Python's json.loads keeps them.
-// A nil RawMessage means the field was absent.
+// A nil RawMessage means the field was absent. A Request from FromChat holds the
+// values it built instead, its messages and tools, tokens and kwargs, beneath
+// these fields: one that is set wins.
 type Request struct {
 	// Template is the request's own template text ("template"), if any; callers
 	// that take the template from elsewhere ignore it.
