@@ -221,10 +221,10 @@ func chatKwargs(c Chat) ([]contextEntry, error) {
 		}
 		kw = append(kw, contextEntry{name: name, val: v})
 	}
-	names := slices.Sorted(maps.Keys(c.Kwargs))
-	for _, fixed := range [...]string{"enable_thinking", "reasoning_effort"} {
-		if _, ok := c.Kwargs[fixed]; !ok && c.reasoningKwarg(fixed) != nil {
-			names = append(names, fixed)
+	names := slices.Collect(maps.Keys(c.Kwargs))
+	for _, name := range [...]string{"enable_thinking", "reasoning_effort"} {
+		if _, given := c.Kwargs[name]; !given && c.reasoningKwarg(name) != nil {
+			names = append(names, name)
 		}
 	}
 	slices.Sort(names)
