@@ -15,12 +15,13 @@ import (
 func init() {
 	register(&Family{
 		ID:                 "apertus",
+		Calls:              apertusCalls(),
 		NoResponseTemplate: "each call is an object whose only key is the function's name: a transform can name a key's value, never the key",
 		Aliases:            []string{"apertus2509"},
 		ThinkOpen:          apertusThinkOpen,
 		New: func(o Options) Parser {
 			return newEngine(&markup{
-				thinkOpen: apertusThinkOpen, thinkClose: "<|inner_suffix|>",
+				thinkOpen: apertusThinkOpen, thinkClose: apertusThinkClose,
 				callOpen:         []string{apertusOpen},
 				callEndsThinking: true,
 				section:          apertusSection,
@@ -31,9 +32,10 @@ func init() {
 }
 
 const (
-	apertusThinkOpen = "<|inner_prefix|>"
-	apertusOpen      = "<|tools_prefix|>"
-	apertusClose     = "<|tools_suffix|>"
+	apertusThinkOpen  = "<|inner_prefix|>"
+	apertusThinkClose = "<|inner_suffix|>"
+	apertusOpen       = "<|tools_prefix|>"
+	apertusClose      = "<|tools_suffix|>"
 )
 
 func apertusSection(buf string, final bool) (int, []call, bool, error) {
@@ -98,4 +100,18 @@ func apertusCall(raw json.RawMessage) (call, error) {
 		return call{}, errors.New("the arguments of " + quote(name) + " are not a JSON object")
 	}
 	return call{name: name, args: text}, nil
+}
+
+// apertusCalls: a JSON array of {NAME: arguments} objects.
+func apertusCalls() *CallSyntax {
+	cs := jsonArray(apertusOpen, lit(apertusOpen), lit(apertusClose), func(b *Builder, i int) (string, error) {
+		ws := b.WS()
+		args, err := b.Args(i)
+		if err != nil {
+			return "", err
+		}
+		return seqOf(litBrace, ws, b.JSONName(i), ws, litColon, ws, args, ws, litBraceClose), nil
+	})
+	cs.Tag = jsonTag(func(n string) string { return apertusOpen + `[{` + jsonName(n) + `: ` }, "}]"+apertusClose)
+	return withThinking(cs, apertusThinkOpen, apertusThinkClose)
 }

@@ -18,6 +18,7 @@ import (
 func init() {
 	register(&Family{
 		ID:               "apriel",
+		Calls:            aprielCalls(),
 		Aliases:          []string{"jamba"},
 		ThinkOpen:        aprielThinkOpen,
 		ResponseTemplate: aprielResponseTemplate,
@@ -132,4 +133,12 @@ func (p *aprielParser) decide(final bool) []Event {
 	buf := p.buf
 	p.buf = ""
 	return p.e.Feed(buf)
+}
+
+// aprielCalls: a JSON array in one block; the reasoning ends where the
+// final response begins.
+func aprielCalls() *CallSyntax {
+	cs := jsonArray(aprielCallOpen, lit(aprielCallOpen), lit(aprielCallClose), nameArgumentsID)
+	cs.Tag = jsonTag(func(n string) string { return aprielCallOpen + `[{"name": ` + jsonName(n) + `, "arguments": ` }, "}]"+aprielCallClose)
+	return withThinking(cs, "", aprielFinalOpen)
 }

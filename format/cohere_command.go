@@ -3,6 +3,7 @@ package format
 import (
 	"encoding/json"
 	"errors"
+	"github.com/dragoman-dev/dragoman/grammar"
 	"strings"
 )
 
@@ -20,6 +21,7 @@ import (
 func init() {
 	register(&Family{
 		ID:        "cohere-command",
+		Calls:     cohereCalls(),
 		Aliases:   []string{"cohere", "cohere_command3", "cohere_command4"},
 		ThinkOpen: cohereThinkOpen,
 		// The tool plan is reasoning, the action a JSON list of calls with
@@ -133,4 +135,26 @@ func cohereCallFast(v [3]string) (c call, err error, ok bool) {
 		c.id = id // a number
 	}
 	return c, nil, true
+}
+
+// cohereCalls: a JSON array of tool_call_id, tool_name and parameters in
+// one action, over several lines.
+func cohereCalls() *CallSyntax {
+	id := seqOf(lit(`"`), grammar.Repeat(grammar.Class(false, grammar.Range{Lo: '0', Hi: '9'}), 1, 4), lit(`"`))
+	litToolCallID, litToolName, litParameters := lit(`"tool_call_id"`), lit(`"tool_name"`), lit(`"parameters"`)
+	cs := jsonArray(cohereActionOpen, lit(cohereActionOpen), lit(cohereActionClose), func(b *Builder, i int) (string, error) {
+		ws := b.WS()
+		args, err := b.Args(i)
+		if err != nil {
+			return "", err
+		}
+		return seqOf(`"{"`, ws, litToolCallID, ws, `":"`, ws, id, ws, `","`, ws,
+			litToolName, ws, `":"`, ws, b.JSONName(i), ws, `","`, ws,
+			litParameters, ws, `":"`, ws, args, ws, `"}"`), nil
+	})
+	cs.Tag = jsonTag(func(n string) string {
+		return cohereActionOpen + `[{"tool_call_id": "0", "tool_name": ` + jsonName(n) + `, "parameters": `
+	}, "}]"+cohereActionClose)
+	cs.PrettyJSON = true // the action list spans lines
+	return withThinking(cs, cohereThinkOpen, cohereThinkClose)
 }

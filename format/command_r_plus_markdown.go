@@ -15,7 +15,8 @@ import (
 // request's tools, so a call to it is returned with an unknown-tool diagnostic.
 func init() {
 	register(&Family{
-		ID: "command-r-plus-markdown",
+		ID:    "command-r-plus-markdown",
+		Calls: crpCalls(),
 		New: func(o Options) Parser {
 			return newEngine(&markup{
 				callOpen: crpOpeners,
@@ -45,4 +46,13 @@ var crpOpeners = []string{
 func crpSection(buf string, final bool) (int, []call, bool, error) {
 	_, open := indexAny(buf, crpOpeners)
 	return jlSection(buf, final, open, crpFence, false, cohereCall)
+}
+
+// crpCalls: a JSON array in a fenced block after "Action:".
+func crpCalls() *CallSyntax {
+	cs := jsonArray("Action:", seqOf(lit("Action:"), gap, lit(crpFence+"json"), opt("\n")), seqOf(opt("\n"), lit(crpFence)), func(b *Builder, i int) (string, error) {
+		return b.JSONCall(i, "tool_name", "parameters", "")
+	})
+	cs.PrettyJSON = true // tojson(indent=4)
+	return &cs
 }

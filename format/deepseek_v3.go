@@ -18,6 +18,7 @@ import (
 func init() {
 	register(&Family{
 		ID:        "deepseek-v3",
+		Calls:     dsv3Calls(),
 		Aliases:   []string{"cogito", "deepseek_v3", "deepseekv3"},
 		ThinkOpen: thinkTag,
 		// TYPE<｜tool▁sep｜>NAME\n```json\n{JSON}\n```
@@ -77,4 +78,21 @@ func ds3Call(c *secScan) (call, error) {
 		return call{}, err
 	}
 	return call{name: name, args: args}, nil
+}
+
+// dsv3Calls: each call's JSON arguments fenced after its name.
+func dsv3Calls() *CallSyntax {
+	begin, litJSON, end := lit(dsCallBegin+"function"+dsSep), lit("\n"+dsFence+"json\n"), lit("\n"+dsFence+dsCallEnd)
+	cs := namedCall(CallSyntax{
+		Triggers: []string{dsCallsBegin},
+		Open:     lit(dsCallsBegin),
+		Sep:      opt("\n"),
+		Close:    opt(dsCallsEnd),
+	}, func(b *Builder, i int, args string) string {
+		return seqOf(begin, b.Name(i), litJSON, args, end)
+	})
+	cs.Tag = jsonTag(func(n string) string {
+		return dsCallsBegin + dsCallBegin + "function" + dsSep + n + "\n" + dsFence + "json\n"
+	}, "\n"+dsFence+dsCallEnd+dsCallsEnd)
+	return withThinking(cs, thinkTag, thinkEndTag)
 }

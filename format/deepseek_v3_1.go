@@ -15,6 +15,7 @@ import (
 func init() {
 	register(&Family{
 		ID:        "deepseek-v3.1",
+		Calls:     dsv31Calls(),
 		Aliases:   []string{"deepseek3", "deepseek_v31", "deepseekv31"},
 		ThinkOpen: thinkTag,
 		// NAME<｜tool▁sep｜>{JSON}
@@ -380,4 +381,20 @@ func (c *secScan) closing(markers ...string) error {
 		return errors.New("the call is not closed by " + m)
 	}
 	return nil
+}
+
+// dsv31Calls: each call's name, the separator and its JSON arguments.
+func dsv31Calls() *CallSyntax {
+	begin, sep, end := lit(dsCallBegin), lit(dsSep), lit(dsCallEnd)
+	cs := namedCall(CallSyntax{
+		Triggers: []string{dsCallsBegin},
+		Open:     lit(dsCallsBegin),
+		Close:    lit(dsCallsEnd),
+	}, func(b *Builder, i int, args string) string {
+		return seqOf(begin, b.Name(i), sep, args, end)
+	})
+	cs.Tag = jsonTag(func(n string) string {
+		return dsCallsBegin + dsCallBegin + n + dsSep
+	}, dsCallEnd+dsCallsEnd)
+	return withThinking(cs, thinkTag, thinkEndTag)
 }

@@ -3,6 +3,7 @@ package format
 import (
 	"encoding/json"
 	"errors"
+	"github.com/dragoman-dev/dragoman/grammar"
 	"strings"
 
 	"github.com/dragoman-dev/dragoman/chat"
@@ -25,6 +26,7 @@ import (
 func init() {
 	register(&Family{
 		ID:                 "deepseek-v3.2-dsml",
+		Calls:              dsmlCalls(),
 		NoResponseTemplate: "a parameter's string attribute says whether its value is raw text or JSON, which no value parser can read",
 		Aliases:            []string{"deepseek_v32", "deepseek_v4", "deepseekv32", "deepseekv4"},
 		ThinkOpen:          "<think>",
@@ -261,4 +263,34 @@ func (c *secScan) attributes(what, end string) (map[string]string, error) {
 		attrs[key] = r[1 : 1+q]
 		c.i += eq + 1 + q + 2
 	}
+}
+
+// dsmlCalls: invoke elements in function_calls (V3.2) or tool_calls (V4);
+// parameter elements say whether their value is a string.
+func dsmlCalls() *CallSyntax {
+	litInvoke, litInvokeClose := lit(dsmlInvoke+` name="`), lit(dsmlInvokeEnd)
+	param := paramTags{KeyOpen: dsmlParam + ` name="`, KeyClose: `">`, Attr: `" string="`,
+		AttrValue: func(m grammar.Member) string {
+			if m.Type == "string" || m.Type == "" || len(m.Enum) > 0 {
+				return "true"
+			}
+			return "false"
+		},
+		After: []string{lit(dsmlParamEnd), opt("\n")}}
+	dsml := func(open, close string) CallSyntax {
+		cs := invokeCalls(open, close, dsmlInvoke+" name=", dsmlInvokeEnd, "", "")
+		cs.Call = func(b *Builder, i int) (string, error) {
+			return b.paramsBetween(i, seqOf(litInvoke, b.Name(i), litTagEnd, opt("\n")), litInvokeClose,
+				Value{Stop: dsmlParamEnd}, paramOf{write: param.write})
+		}
+		return cs
+	}
+	v32, v4 := dsml(dsmlFunctionCalls, dsmlFunctionCallsEnd), dsml(dsmlToolCalls, dsmlToolCallsEnd)
+	both := v32
+	both.Triggers = append(v32.Triggers, v4.Triggers...)
+	both.Open, both.Close = "", ""
+	both.Wrap = func(body string) string {
+		return "(" + seqOf(v32.Open, body, v32.Close) + ") | (" + seqOf(v4.Open, body, v4.Close) + ")"
+	}
+	return withThinking(both, thinkTag, thinkEndTag)
 }

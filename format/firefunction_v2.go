@@ -16,6 +16,7 @@ import (
 func init() {
 	register(&Family{
 		ID:      "firefunction-v2",
+		Calls:   ffCalls(),
 		Aliases: []string{"firefunction_v2", "phi4_mini_json"},
 		New: func(o Options) Parser {
 			return newEngine(&markup{callOpen: []string{" " + ffOpen, ffOpen}, section: ffSection}, o)
@@ -69,4 +70,11 @@ func jsonCallList(s string) ([]call, error) {
 		calls = append(calls, c)
 	}
 	return calls, nil
+}
+
+// ffCalls: a JSON array after functools.
+func ffCalls() *CallSyntax {
+	cs := jsonArray(ffOpen, lit(strings.TrimSuffix(ffOpen, "[")), "", nameArguments)
+	cs.Tag = jsonTag(func(n string) string { return ffOpen + `{"name": ` + jsonName(n) + `, "arguments": ` }, "}]")
+	return &cs
 }

@@ -125,7 +125,9 @@ type Family struct {
 	// runtime that constrains output only to a JSON Schema (force.go).
 	Force *ForcedCall
 	// Calls, when not nil, describes the family's call markup for
-	// constraining it at sampling time (constrain.go).
+	// constraining it at sampling time (constrain.go), built in the family's
+	// own file from its marker constants (callgrammar.go has the shared
+	// pieces).
 	Calls *CallSyntax
 	// ThinkOpen is the marker that opens reasoning; a rendered prompt that
 	// ends with it leaves reasoning open ("forced open"). Empty when the
@@ -146,9 +148,6 @@ var registry = map[string]*Family{}
 
 // register adds a family; each family file calls it from init.
 func register(f *Family) {
-	if f.Calls == nil {
-		f.Calls = callSyntaxes[f.ID]
-	}
 	for _, name := range append([]string{f.ID}, f.Aliases...) {
 		if _, dup := registry[name]; dup {
 			panic("format: duplicate family name " + name)

@@ -14,6 +14,7 @@ import (
 func init() {
 	register(&Family{
 		ID:      "functionary-v3.1",
+		Calls:   fv31Calls(),
 		Aliases: []string{"functionary-v3-1", "functionary_v3_1_llama_3_1"},
 		New: func(o Options) Parser {
 			return newEngine(&markup{callOpen: []string{fv31Open, fv31Python}, section: fv31Section}, o)
@@ -96,4 +97,14 @@ func fv31Section(buf string, final bool) (int, []call, bool, error) {
 		return 0, nil, true, nil // the end marker may still come
 	}
 	return n, []call{{name: name, args: args}}, false, nil
+}
+
+// fv31Calls: <function=NAME> and the JSON arguments.
+func fv31Calls() *CallSyntax {
+	open, gt, close := lit(fv31Open), lit(">"), lit(fv31Close)
+	cs := namedCall(CallSyntax{Triggers: []string{fv31Open}}, func(b *Builder, i int, args string) string {
+		return seqOf(open, b.Name(i), gt, args, close)
+	})
+	cs.Tag = jsonTag(func(n string) string { return fv31Open + n + ">" }, fv31Close)
+	return &cs
 }

@@ -19,6 +19,7 @@ import (
 func init() {
 	register(&Family{
 		ID:      "functionary-v3.2",
+		Calls:   fv32Calls(),
 		Aliases: []string{"functionary-v3-2", "functionary_v3_2"},
 		New: func(o Options) Parser {
 			e := newEngine(&markup{callOpen: []string{fv32Open}, section: fv32Section}, o)
@@ -206,4 +207,14 @@ func (e *engine) emitCalls(events []Event, calls []call, offset int) []Event {
 		e.calls++
 	}
 	return events
+}
+
+// fv32Calls: >>>NAME, a newline and the JSON arguments. The prompt ends
+// with ">>>", so the first recipient comes without it.
+func fv32Calls() *CallSyntax {
+	litNewline := lit("\n")
+	cs := namedCall(CallSyntax{Triggers: []string{fv32Open}, Open: opt(fv32Open), Sep: lit(fv32Open)}, func(b *Builder, i int, args string) string {
+		return seqOf(b.Name(i), litNewline, args)
+	})
+	return &cs
 }

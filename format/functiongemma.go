@@ -11,6 +11,7 @@ import "strings"
 func init() {
 	register(&Family{
 		ID:      "functiongemma",
+		Calls:   functionGemmaCalls(),
 		Aliases: []string{"function_gemma"},
 		ResponseTemplate: func() *ResponseTemplate {
 			return newResponseTemplate(gemma4Assistant, gemmaAssistant).
@@ -34,3 +35,9 @@ const (
 	functionGemmaClose = "<end_function_call>"
 	functionGemmaQuote = "<escape>"
 )
+
+// functionGemmaCalls: key:value calls in the order of the arguments.
+func functionGemmaCalls() *CallSyntax {
+	cs := keyValueCalls(functionGemmaOpen, functionGemmaClose, functionGemmaQuote, false)
+	return &cs
+}

@@ -20,6 +20,7 @@ import (
 func init() {
 	register(&Family{
 		ID:               "gemma4",
+		Calls:            gemma4Calls(),
 		Aliases:          []string{"gemma4-no-thinking"},
 		ThinkOpen:        gemma4ThinkOpen,
 		ResponseTemplate: gemma4ResponseTemplate,
@@ -500,4 +501,9 @@ func kvIsScalar(s string) bool {
 		return false
 	}
 	return json.Valid([]byte(s))
+}
+
+// gemma4Calls: key:value calls, the keys sorted.
+func gemma4Calls() *CallSyntax {
+	return withThinking(keyValueCalls(gemma4CallOpen, gemma4CallClose, gemma4Quote, true), gemma4ThinkOpen+gemma4Channel+"\n", gemma4ThinkClose)
 }

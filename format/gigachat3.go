@@ -18,6 +18,7 @@ import (
 func init() {
 	register(&Family{
 		ID:      "gigachat3",
+		Calls:   gigachatCalls(),
 		Aliases: []string{"gigachat35", "gigachat-v3"},
 		New: func(o Options) Parser {
 			return newEngine(&markup{
@@ -68,4 +69,14 @@ func gigachatSection(buf string, final bool) (int, []call, bool, error) {
 		open = gigachatToken
 	}
 	return jlSection(buf, final, open, "", false, nameAndArguments)
+}
+
+// gigachatCalls: one JSON object after the function-call token or role.
+func gigachatCalls() *CallSyntax {
+	return &CallSyntax{
+		Triggers: []string{gigachatToken, gigachatRole},
+		Open:     "(" + lit(gigachatToken) + " | " + seqOf("(", lit(gigachatSep), lit("\n\n"), ")?", lit(gigachatRole), opt("\n")) + ")",
+		Call:     nameArguments,
+		Single:   true,
+	}
 }

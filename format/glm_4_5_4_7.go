@@ -23,6 +23,7 @@ import (
 func init() {
 	register(&Family{
 		ID:               "glm-4.5-4.7",
+		Calls:            glmCalls(),
 		Aliases:          []string{"glm-4.6", "glm-4.7", "glm45", "glm47"},
 		ThinkOpen:        thinkTag,
 		ResponseTemplate: glmResponseTemplate,
@@ -248,3 +249,6 @@ func glmTypedArgs(tools []chat.Tool, name string, keys, values []string) (string
 	}
 	return encodeArgs(keys, typed)
 }
+
+// glmCalls: the name, then key/value element pairs, each call in a block.
+func glmCalls() *CallSyntax { return withThinking(glmTags.blockCalls(), thinkTag, thinkEndTag) }

@@ -22,6 +22,7 @@ import (
 func init() {
 	register(&Family{
 		ID:               "gpt-oss-harmony",
+		Calls:            harmonyCalls(),
 		Aliases:          []string{"harmony", "gpt-oss", "openai"},
 		ThinkOpen:        harmonyThinkOpen,
 		ResponseTemplate: harmonyResponseTemplate,
@@ -420,4 +421,27 @@ func (p *harmony) stepArgs(pos int, marker string) ([]Event, bool) {
 	events := appendCallEvents(p.trio[:0], p.calls, id, p.name, args)
 	p.calls++
 	return events, true
+}
+
+// harmonyCalls: the model writes the channel first; the template writes
+// history calls with the recipient first. Generation stops at <|call|>.
+func harmonyCalls() *CallSyntax {
+	constrain := seqOf(opt(" "), opt(hmConstrain), opt("json"))
+	channelTo := hmChannel + hmCommentary + " " + harmonyLeadRecipient
+	litChannelTo, litTo, litChannel := lit(channelTo), lit(" "+harmonyLeadRecipient), lit(hmChannel+hmCommentary)
+	litMessage, litCall := lit(hmMessage), lit(hmCall)
+	cs := namedCall(CallSyntax{
+		Triggers: []string{channelTo, harmonyAssistant + " " + harmonyLeadRecipient},
+		Open:     opt(harmonyAssistant),
+		Single:   true,
+	}, func(b *Builder, i int, args string) string {
+		name := b.Name(i)
+		channelFirst := seqOf(litChannelTo, name, constrain)
+		recipientFirst := seqOf(litTo, name, litChannel, constrain)
+		return seqOf("("+channelFirst+" | "+recipientFirst+")", litMessage, args, litCall)
+	})
+	cs.Tag = jsonTag(func(n string) string {
+		return channelTo + n + " " + hmConstrain + "json" + hmMessage
+	}, hmCall)
+	return withThinking(cs, harmonyThinkOpen, hmEnd)
 }

@@ -17,6 +17,7 @@ import (
 func init() {
 	register(&Family{
 		ID:        "granite",
+		Calls:     graniteCalls(),
 		ThinkOpen: thinkTag,
 		// A JSON list of calls after <|tool_call|> (to the end of the output:
 		// text after it makes the list malformed) or in <tool_call>…</tool_call>;
@@ -158,4 +159,11 @@ func jlCloseOutsideStrings(s, close string) bool {
 		}
 	}
 	return false
+}
+
+// graniteCalls: a JSON array after <|tool_call|>.
+func graniteCalls() *CallSyntax {
+	cs := jsonArray(graniteOpen, seqOf(lit(graniteOpen), opt(" ")), "", nameArguments)
+	cs.Tag = jsonTag(func(n string) string { return graniteOpen + `[{"name": ` + jsonName(n) + `, "arguments": ` }, "}]")
+	return withThinking(cs, thinkTag, thinkEndTag)
 }

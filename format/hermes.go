@@ -16,6 +16,7 @@ import (
 func init() {
 	register(&Family{
 		ID:        "hermes",
+		Calls:     hermesCalls(),
 		Aliases:   []string{"qwen3", "qwen25", "qwen3-thinking", "json_tools"},
 		ThinkOpen: thinkTag,
 		ResponseTemplate: func() *ResponseTemplate {
@@ -72,4 +73,11 @@ func hermesSection(buf string, final bool) (int, []call, bool, error) {
 		return 0, nil, false, err
 	}
 	return n, []call{c}, false, nil
+}
+
+// hermesCalls: each call's JSON object in a block of its own.
+func hermesCalls() *CallSyntax {
+	cs := blocks(hermesOpen, hermesClose, nameArguments)
+	cs.Tag = jsonTag(func(n string) string { return hermesOpen + "\n{\"name\": " + jsonName(n) + ", \"arguments\": " }, "}\n"+hermesClose)
+	return withThinking(cs, thinkTag, thinkEndTag)
 }

@@ -22,6 +22,7 @@ import (
 func init() {
 	register(&Family{
 		ID:        "hunyuan-hy3",
+		Calls:     hy3Calls(),
 		Aliases:   []string{"hy_v3", "hy3"},
 		ThinkOpen: hy3ThinkOpen,
 		ResponseTemplate: func() *ResponseTemplate {
@@ -209,4 +210,21 @@ func (t *kvTags) parseBody(body string, unterminated bool) (string, []string, []
 		values = append(values, v)
 		body = after
 	}
+}
+
+// hy3Calls: GLM-style calls with a name separator, all in one wrapper.
+func hy3Calls() *CallSyntax {
+	t := hy3Tags
+	litCall, litSep, litCallClose := lit(t.callOpen), seqOf(lit(t.sep), opt("\n")), lit(t.callClose)
+	return withThinking(CallSyntax{
+		Triggers: []string{t.wrapOpen},
+		Open:     seqOf(lit(t.wrapOpen), opt("\n")),
+		Sep:      opt("\n"),
+		Close:    seqOf(opt("\n"), lit(t.wrapClose)),
+		Call: taggedParams(
+			func(b *Builder, i int) string { return seqs(seqOf(litCall, b.Name(i)), litSep) },
+			func(*Builder, int) string { return litCallClose },
+			paramTags{KeyOpen: t.keyOpen, KeyClose: t.keyClose, Before: []string{opt("\n"), lit(t.valOpen)}, After: []string{lit(t.valClose), opt("\n")}},
+			Value{Stop: t.valClose}),
+	}, hy3ThinkOpen, hy3ThinkClose)
 }

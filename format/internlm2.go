@@ -16,6 +16,7 @@ import (
 func init() {
 	register(&Family{
 		ID:        "internlm2",
+		Calls:     internlmCalls(),
 		Aliases:   []string{"internlm", "interns1"},
 		ThinkOpen: thinkTag,
 		// The action's end marker is optional; text after the JSON without
@@ -70,4 +71,18 @@ func internlmSection(buf string, final bool) (int, []call, bool, error) {
 		return 0, nil, true, nil // <|action_end|> may still come
 	}
 	return n, []call{c}, false, nil
+}
+
+// internlmCalls: one JSON object in an action.
+func internlmCalls() *CallSyntax {
+	return withThinking(CallSyntax{
+		Triggers: []string{internlmOpen},
+		Open:     seqOf(lit(internlmOpen), opt("\n")),
+		Close:    lit(internlmClose),
+		Call:     nameParameters,
+		Single:   true,
+		Tag: jsonTag(func(n string) string {
+			return internlmOpen + "\n{\"name\": " + jsonName(n) + ", \"parameters\": "
+		}, "}"+internlmClose),
+	}, thinkTag, thinkEndTag)
 }

@@ -2,6 +2,7 @@ package format
 
 import (
 	"errors"
+	"github.com/dragoman-dev/dragoman/grammar"
 	"strings"
 )
 
@@ -15,6 +16,7 @@ import (
 func init() {
 	register(&Family{
 		ID:               "kimi-k2",
+		Calls:            kimiCalls(),
 		Aliases:          []string{"kimi_k2"},
 		ThinkOpen:        thinkTag,
 		ResponseTemplate: kimiResponseTemplate,
@@ -149,4 +151,21 @@ func kimiCallRef(ref string) (id, name string) {
 		return "", name
 	}
 	return ref, name[:i]
+}
+
+// kimiCalls: functions.NAME:INDEX, then the JSON arguments, in a section.
+func kimiCalls() *CallSyntax {
+	index := grammar.Repeat(grammar.Class(false, grammar.Range{Lo: '0', Hi: '9'}), 1, 6)
+	begin, litArgs, end := lit(kimiCallBegin+"functions."), lit(kimiArgBegin), lit(kimiCallEnd)
+	cs := namedCall(CallSyntax{
+		Triggers: []string{kimiSectionBegin},
+		Open:     lit(kimiSectionBegin),
+		Close:    lit(kimiSectionEnd),
+	}, func(b *Builder, i int, args string) string {
+		return seqOf(begin, b.Name(i), litColon, index, litArgs, args, end)
+	})
+	cs.Tag = jsonTag(func(n string) string {
+		return kimiSectionBegin + kimiCallBegin + "functions." + n + ":0" + kimiArgBegin
+	}, kimiCallEnd+kimiSectionEnd)
+	return withThinking(cs, thinkTag, thinkEndTag)
 }

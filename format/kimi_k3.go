@@ -3,6 +3,7 @@ package format
 import (
 	"encoding/json"
 	"errors"
+	"github.com/dragoman-dev/dragoman/grammar"
 	"strings"
 
 	"github.com/dragoman-dev/dragoman/chat"
@@ -22,6 +23,7 @@ import (
 func init() {
 	register(&Family{
 		ID:                 "kimi-k3",
+		Calls:              k3Calls(),
 		NoResponseTemplate: "each argument is typed by its own type attribute, which no value parser can read",
 		Aliases:            []string{"kimi_k3"},
 		ThinkOpen:          k3ThinkOpen,
@@ -231,4 +233,32 @@ func k3Body(c *secScan, closeTag, what string) (string, error) {
 	}
 	c.i += j + len(closeTag)
 	return r[:j], nil
+}
+
+// k3Calls: typed argument elements; strings raw, other values JSON.
+func k3Calls() *CallSyntax {
+	call, callClose := lit(k3Call+` tool="`), seqOf(lit(k3CallClose))
+	index := seqOf(lit(`" index="`), grammar.Repeat(grammar.Class(false, grammar.Range{Lo: '0', Hi: '9'}), 1, 4), lit(`"`+k3Sep))
+	param := paramTags{KeyOpen: k3Argument + ` key="`, Attr: `" type="`, AttrValue: kimiType, KeyClose: `"` + k3Sep,
+		After: []string{lit(k3ArgumentClose)}}
+	return &CallSyntax{
+		Triggers: []string{k3ToolsOpen},
+		Open:     seqOf(opt("<|open|>response<|sep|><|close|>response<|sep|>"), lit(k3ToolsOpen)),
+		Close:    lit(k3ToolsClose),
+		Call: func(b *Builder, i int) (string, error) {
+			return b.paramsBetween(i, seqs(seqOf(call, b.Name(i)), index), callClose, Value{Stop: "<|close|>"}, paramOf{write: param.write})
+		},
+		ThinkOpen: k3ThinkOpen, ThinkClose: k3ThinkClose,
+	}
+}
+
+// kimiType is the type attribute Kimi K3's template writes for a value.
+func kimiType(m grammar.Member) string {
+	switch m.Type {
+	case "integer", "number":
+		return "number"
+	case "boolean", "null", "object", "array":
+		return m.Type
+	}
+	return "string"
 }

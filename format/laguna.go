@@ -17,6 +17,7 @@ import "strings"
 func init() {
 	register(&Family{
 		ID:        "laguna",
+		Calls:     lagunaCalls(),
 		Aliases:   []string{"poolside-v1", "poolside_v1"},
 		ThinkOpen: thinkTag,
 		// GLM's template, with </assistant> dropped wherever it stands.
@@ -48,3 +49,6 @@ const (
 	lagunaAssistant = "<assistant>" // starts an assistant turn in Laguna's prompts
 	lagunaTurnEnd   = "</assistant>"
 )
+
+// lagunaCalls: GLM's calls.
+func lagunaCalls() *CallSyntax { return withThinking(glmTags.blockCalls(), thinkTag, thinkEndTag) }

@@ -16,6 +16,7 @@ import (
 func init() {
 	register(&Family{
 		ID:                 "lfm2",
+		Calls:              lfm2Calls(),
 		NoResponseTemplate: "calls are a Python call list (or JSON) between the markers: no content parser reads Python calls, and the per-call delimiters a tag pattern needs (TRL's ', NAME(' opener) also fire in the answer's text",
 		Aliases:            []string{"lfm2-thinking"},
 		ThinkOpen:          "<think>",
@@ -129,4 +130,14 @@ func clip(s string, n int) string {
 		return s[:n] + "…"
 	}
 	return s
+}
+
+// lfm2Calls: a Python list of calls between LFM2's markers.
+func lfm2Calls() *CallSyntax {
+	return &CallSyntax{
+		Triggers: []string{lfm2Open},
+		Open:     lit(lfm2Open + "["), Sep: lit(", "), Close: lit("]" + lfm2Close),
+		Call:      pythonCall(true), // LFM2.5 writes 'it's'
+		ThinkOpen: thinkTag, ThinkClose: thinkEndTag,
+	}
 }

@@ -25,6 +25,7 @@ import (
 func init() {
 	register(&Family{
 		ID:                 "llama3-json",
+		Calls:              llamaCalls(),
 		NoResponseTemplate: "a call is a bare JSON object, a call only at the start of the output and only when tools were offered: no delimiter can say where a JSON object ends, and a template cannot depend on the request's tools",
 		Aliases:            []string{"llama3", "llama3_json", "llama4_json"},
 		New:                func(o Options) Parser { return &llamaParser{opts: o} },
@@ -257,4 +258,15 @@ func llamaCall(text string) (call, error) {
 		return call{}, errors.New(`the JSON object has no "name" and "parameters"`)
 	}
 	return nameAndArguments(text)
+}
+
+// llamaCalls: one JSON object, after an optional python tag.
+func llamaCalls() *CallSyntax {
+	return &CallSyntax{
+		Triggers: []string{llamaPythonTag, `{"`},
+		Open:     opt(llamaPythonTag),
+		Call:     nameParameters,
+		Single:   true, // the Llama 3.x templates raise on a second call
+		Tag:      jsonTag(func(n string) string { return `{"name": ` + jsonName(n) + `, "parameters": ` }, "}"),
+	}
 }

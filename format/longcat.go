@@ -20,6 +20,7 @@ import (
 func init() {
 	register(&Family{
 		ID:        "longcat",
+		Calls:     longcatCalls(),
 		ThinkOpen: longcatThinkOpen,
 		// The tag form only: a JSON body, which the parser also reads, is
 		// not expressed.
@@ -89,4 +90,9 @@ func longcatSection(tools []chat.Tool, buf string, final bool) (int, []call, boo
 		return 0, nil, true, nil
 	}
 	return n, []call{c}, false, nil
+}
+
+// longcatCalls: GLM's calls under LongCat's names.
+func longcatCalls() *CallSyntax {
+	return withThinking(longcatTags.blockCalls(), longcatThinkOpen, longcatThinkClose)
 }

@@ -2,6 +2,7 @@ package format
 
 import (
 	"errors"
+	"github.com/dragoman-dev/dragoman/grammar"
 	"strings"
 
 	"github.com/dragoman-dev/dragoman/chat"
@@ -17,6 +18,7 @@ import (
 func init() {
 	register(&Family{
 		ID:               "minicpm5",
+		Calls:            mcpmCalls(),
 		ThinkOpen:        thinkTag,
 		ResponseTemplate: mcpmResponseTemplate,
 		New: func(o Options) Parser {
@@ -188,4 +190,23 @@ func mcpmParse(tools []chat.Tool, buf string) (int, call, error) {
 		values = append(values, v)
 		i += j
 	}
+}
+
+// mcpmCalls: function elements with param elements; strings holding <, &
+// or a newline are wrapped in CDATA.
+func mcpmCalls() *CallSyntax {
+	param := paramTags{KeyOpen: mcpmParam, KeyClose: `">`, After: []string{lit(mcpmParamClose)}}
+	litOpen := lit(mcpmOpen)
+	return withThinking(CallSyntax{
+		Triggers: []string{mcpmOpen},
+		Sep:      opt("\n"),
+		Call: func(b *Builder, i int) (string, error) {
+			str := b.Rule("cdata-string", func() string { // one rule for every call's strings
+				plain := grammar.Repeat(grammar.Class(true, grammar.Range{Lo: '<', Hi: '<'}, grammar.Range{Lo: '&', Hi: '&'}, grammar.Range{Lo: '\n', Hi: '\n'}), 0, -1)
+				return plain + " | " + seqOf(lit(cdataOpen), b.G.TextWithout(cdataClose), lit(cdataClose))
+			})
+			return b.paramsBetween(i, seqOf(litOpen, b.Name(i), litTagEnd), lit(mcpmClose),
+				Value{Stop: mcpmParamClose, Python: true, PythonContainers: true, String: str}, paramOf{write: param.write})
+		},
+	}, thinkTag, thinkEndTag)
 }

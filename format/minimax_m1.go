@@ -23,6 +23,7 @@ import (
 func init() {
 	register(&Family{
 		ID:                 "minimax-m1",
+		Calls:              m1Calls(),
 		NoResponseTemplate: "one block holds several calls, one JSON object per line, with no marker between them: a region gives one value, and an opener for the next call (a newline before {) would fire anywhere in the content",
 		Aliases:            []string{"minimax"},
 		ThinkOpen:          "<think>",
@@ -110,4 +111,16 @@ func m1Call(obj string) (call, error) {
 		return call{}, errM1Invalid
 	}
 	return nameAndArguments(obj)
+}
+
+// m1Calls: one JSON object a line in one block.
+func m1Calls() *CallSyntax {
+	return &CallSyntax{
+		Triggers: []string{m1Open},
+		Open:     seqOf(lit(m1Open), opt("\n")),
+		Sep:      lit("\n"),
+		Close:    seqOf(opt("\n"), lit(m1Close)),
+		Call:     nameArguments,
+		Tag:      jsonTag(func(n string) string { return m1Open + "\n{\"name\": " + jsonName(n) + ", \"arguments\": " }, "}\n"+m1Close),
+	}
 }

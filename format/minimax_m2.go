@@ -21,6 +21,7 @@ import (
 func init() {
 	register(&Family{
 		ID:        "minimax-m2",
+		Calls:     m2Calls(),
 		Aliases:   []string{"minimax_m2"},
 		ThinkOpen: thinkTag,
 		ResponseTemplate: func() *ResponseTemplate {
@@ -137,4 +138,9 @@ func m2Section(buf string, final bool, tools []chat.Tool) (int, []call, bool, er
 		c.space()
 	}
 	return c.finishInvokes(calls, end, m2Close)
+}
+
+// m2Calls: invoke elements in one block.
+func m2Calls() *CallSyntax {
+	return withThinking(invokeCalls(m2Open, m2Close, m2Invoke, m2InvokeClose, m2Parameter, m2ParameterClose), thinkTag, thinkEndTag)
 }

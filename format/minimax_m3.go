@@ -3,6 +3,7 @@ package format
 import (
 	"encoding/json"
 	"errors"
+	"github.com/dragoman-dev/dragoman/grammar"
 	"strings"
 
 	"github.com/dragoman-dev/dragoman/chat"
@@ -25,6 +26,7 @@ import (
 func init() {
 	register(&Family{
 		ID:                 "minimax-m3",
+		Calls:              m3Calls(),
 		NoResponseTemplate: "arguments are nested elements (objects, arrays of <item>) told apart by the schema; xml-inline reads one flat level of tags",
 		Aliases:            []string{"minimax_m3"},
 		ThinkOpen:          "<mm:think>",
@@ -202,4 +204,69 @@ func m3Value(n m3Node, schema json.RawMessage) any {
 		obj.set(ch.key, m3Value(ch, schemaPart(schema, "properties", ch.key, 0)))
 	}
 	return obj
+}
+
+// m3Calls: every tag behind the namespace token; one element per argument,
+// named after it; arrays as <item> elements, objects as nested elements
+// (their names are not checked against the schema).
+func m3Calls() *CallSyntax {
+	invoke, invokeEnd := lit(m3NS+`<invoke name="`), lit(m3NS+"</invoke>")
+	return &CallSyntax{
+		Triggers: []string{m3Open},
+		Open:     seqOf(lit(m3Open), opt("\n")),
+		Sep:      opt("\n"),
+		Close:    seqOf(opt("\n"), lit(m3Close)),
+		Call: func(b *Builder, i int) (string, error) {
+			v := Value{Nested: true}
+			v.Encode = func(m grammar.Member) string { return minimaxValue(b, m, m3NS, v) }
+			ps, err := b.Params(i, v, func(m grammar.Member, value string) string { return minimaxElement(m3NS, m.Name, value) })
+			if err != nil {
+				return "", err
+			}
+			return seqOf(invoke, b.Name(i), litTagEnd, ps, invokeEnd), nil
+		},
+		ThinkOpen: "<mm:think>", ThinkClose: "</mm:think>",
+	}
+}
+
+// minimaxValue is one argument of MiniMax M3: scalars as raw text, arrays as
+// <item> elements, objects as nested elements (in the schema's order, typed
+// where the schema declares their properties or items; v says how the
+// arguments are written).
+func minimaxValue(b *Builder, m grammar.Member, ns string, v Value) string {
+	text := b.G.TextWithout(ns)
+	if len(m.Enum) > 0 {
+		return grammar.Alternatives(m.Enum)
+	}
+	switch m.Type {
+	case "string", "", "integer", "number":
+		if m.Type == "integer" || m.Type == "number" {
+			return m.Value
+		}
+		return text
+	case "boolean":
+		return `("true" | "false")`
+	case "null":
+		return `""`
+	case "object":
+		if len(m.Properties) > 0 {
+			return "(" + b.Arguments(func() string { return "minimax-rest" }, m.Properties, v,
+				func(p grammar.Member, value string) string { return minimaxElement(ns, p.Name, value) }) + ")"
+		}
+	case "array":
+		if m.Items != nil {
+			return "(" + minimaxElement(ns, "item", minimaxValue(b, *m.Items, ns, v)) + ")*"
+		}
+	}
+	return b.Rule("minimax-elements", func() string {
+		self := b.rules["minimax-elements"]
+		name := grammar.Repeat(grammar.Class(false, grammar.Range{Lo: 'a', Hi: 'z'}, grammar.Range{Lo: 'A', Hi: 'Z'}, grammar.Range{Lo: '0', Hi: '9'}, grammar.Range{Lo: '_', Hi: '_'}), 1, 64)
+		element := seqOf(lit(ns+"<"), name, lit(">"), self, lit(ns+"</"), name, lit(">"))
+		return "(" + text + " | (" + element + ")+)"
+	})
+}
+
+// minimaxElement is one MiniMax M3 element: ns<name>value ns</name>.
+func minimaxElement(ns, name, value string) string {
+	return seqOf(litOf(ns, "<", name, ">"), value, litOf(ns, "</", name, ">"))
 }

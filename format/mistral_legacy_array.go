@@ -20,7 +20,8 @@ import (
 // [TOOL_CALLS]name[ARGS]{…} form it also reads) is mistralParser below.
 func init() {
 	register(&Family{
-		ID: "mistral-legacy-array",
+		ID:    "mistral-legacy-array",
+		Calls: mistralLegacyCalls(),
 		// The list has no end marker: it runs to </s> or the end of the
 		// output, so text after it makes it malformed. Ids are generated.
 		ResponseTemplate: func() *ResponseTemplate {
@@ -412,4 +413,11 @@ func mistralJSONCalls(text string) ([]call, error) {
 		calls = append(calls, c)
 	}
 	return calls, nil
+}
+
+// mistralLegacyCalls: a JSON array after [TOOL_CALLS].
+func mistralLegacyCalls() *CallSyntax {
+	cs := jsonArray(mistralCalls, seqOf(lit(mistralCalls), opt(" ")), "", nameArgumentsID)
+	cs.Tag = jsonTag(func(n string) string { return mistralCalls + `[{"name": ` + jsonName(n) + `, "arguments": ` }, "}]")
+	return &cs
 }

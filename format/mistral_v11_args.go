@@ -1,6 +1,9 @@
 package format
 
-import "strings"
+import (
+	"github.com/dragoman-dev/dragoman/grammar"
+	"strings"
+)
 
 // mistral-v11-args: Mistral Small 3.2, Ministral 3, Devstral, Magistral (v11+
 // tokenizers). Each call is its own section, with no end marker: the
@@ -14,6 +17,7 @@ import "strings"
 func init() {
 	register(&Family{
 		ID:               "mistral-v11-args",
+		Calls:            mistralV11Calls(),
 		Aliases:          []string{"mistral", "ministral"},
 		ThinkOpen:        mistralThinkOpen,
 		ResponseTemplate: mistralResponseTemplate,
@@ -48,4 +52,16 @@ func mistralResponseTemplate() *ResponseTemplate {
 		Content:      "json",
 		Transform:    withID(callTransform()),
 	})
+}
+
+// mistralV11Calls: [TOOL_CALLS]NAME, an optional [CALL_ID], [ARGS] and the
+// arguments.
+func mistralV11Calls() *CallSyntax {
+	id := "(" + seqOf(lit(mistralCallID), grammar.Repeat(grammar.Class(false, grammar.Range{Lo: 'a', Hi: 'z'}, grammar.Range{Lo: 'A', Hi: 'Z'}, grammar.Range{Lo: '0', Hi: '9'}), 9, 9)) + ")?"
+	litCalls, litArgs := lit(mistralCalls), lit(mistralArgs)
+	cs := namedCall(CallSyntax{Triggers: []string{mistralCalls}}, func(b *Builder, i int, args string) string {
+		return seqOf(litCalls, b.Name(i), id, litArgs, args)
+	})
+	cs.Tag = jsonTag(func(n string) string { return mistralCalls + n + mistralArgs }, "")
+	return withThinking(cs, mistralThinkOpen, mistralThinkClose)
 }

@@ -24,6 +24,7 @@ import (
 func init() {
 	register(&Family{
 		ID:               "muse-glimmer",
+		Calls:            museCallSyntax(),
 		Aliases:          []string{"glimmer", "muse"},
 		ThinkOpen:        museAssistant + " " + museRecipient + museSelf + museMessage,
 		ResponseTemplate: museResponseTemplate,
@@ -355,4 +356,29 @@ func museBlock(tools []chat.Tool, buf string, final bool) (int, []call, bool, er
 // hasLTOrNewline reports whether s holds a '<' or a line break.
 func hasLTOrNewline(s string) bool {
 	return strings.IndexByte(s, '<') >= 0 || strings.IndexByte(s, '\n') >= 0
+}
+
+// museCallSyntax: each call is a message to the function (the prompt ends
+// "<|start|>assistant"), its body an ATEM invocation; "to=self" is
+// reasoning.
+func museCallSyntax() *CallSyntax {
+	to, invoke := lit(" "+museRecipient), seqOf(lit(museMessage+museCalls), opt("\n"), lit("<"+museNS+`:invoke name="`))
+	invokeEnd, callsClose := seqOf(lit(`">`), opt("\n")), seqOf(lit("</"+museNS+":invoke>"), opt("\n"), lit(museCallsClose))
+	param := paramTags{KeyOpen: "<" + museNS + `:parameter name="`, KeyClose: `">`, After: []string{lit("</" + museNS + ":parameter>"), opt("\n")}}
+	return &CallSyntax{
+		TriggersFor: func(tools []chat.Tool) []string {
+			var out []string
+			for _, t := range tools {
+				out = append(out, " "+museRecipient+t.Function.Name+museMessage)
+			}
+			return out
+		},
+		Open: opt(museAssistant),
+		Sep:  lit(museEOM + museAssistant),
+		Call: func(b *Builder, i int) (string, error) {
+			return b.paramsBetween(i, seqs(seqOf(to, b.Name(i)), invoke, seqOf(b.Name(i)), invokeEnd), callsClose,
+				Value{Stop: "</" + museNS + ":parameter>"}, paramOf{write: param.write})
+		},
+		ThinkOpen: " " + museRecipient + museSelf + museMessage, ThinkClose: museEOM,
+	}
 }

@@ -12,6 +12,7 @@ import "strings"
 func init() {
 	register(&Family{
 		ID:        "nemotron-toolcall-json",
+		Calls:     nemotronCalls(),
 		ThinkOpen: thinkTag,
 		ResponseTemplate: func() *ResponseTemplate {
 			return newResponseTemplate(nemotronAssistant).withReasoning(thinkTag, thinkEndTag, nemotronOpen).
@@ -36,3 +37,10 @@ const (
 	nemotronOpen      = "<TOOLCALL>"
 	nemotronClose     = "</TOOLCALL>"
 )
+
+// nemotronCalls: a JSON array in one block.
+func nemotronCalls() *CallSyntax {
+	cs := jsonArray(nemotronOpen, lit(nemotronOpen), lit(nemotronClose), nameArguments)
+	cs.Tag = jsonTag(func(n string) string { return nemotronOpen + `[{"name": ` + jsonName(n) + `, "arguments": ` }, "}]"+nemotronClose)
+	return withThinking(cs, thinkTag, thinkEndTag)
+}

@@ -14,6 +14,7 @@ import "strings"
 func init() {
 	register(&Family{
 		ID:                 "olmo3",
+		Calls:              olmo3Calls(),
 		NoResponseTemplate: "calls are Python calls, one per line, with Python literal values: no content parser reads them",
 		Aliases:            []string{"olmo3-think"},
 		ThinkOpen:          "<think>",
@@ -35,3 +36,13 @@ const (
 	olmo3Open  = "<function_calls>"
 	olmo3Close = "</function_calls>"
 )
+
+// olmo3Calls: Python calls a line, in one block.
+func olmo3Calls() *CallSyntax {
+	return &CallSyntax{
+		Triggers: []string{olmo3Open},
+		Open:     lit(olmo3Open), Sep: lit("\n"), Close: lit(olmo3Close),
+		Call:      pythonCall(false),
+		ThinkOpen: thinkTag, ThinkClose: thinkEndTag,
+	}
+}

@@ -19,6 +19,7 @@ import (
 func init() {
 	register(&Family{
 		ID:                 "pythonic",
+		Calls:              pythonicCalls(),
 		NoResponseTemplate: "calls are a bracketed Python call list anywhere in the content, without markers: no delimiter can tell [name( that parses from prose, and no content parser reads Python calls",
 		Aliases:            []string{"llama4_pythonic"},
 		New: func(o Options) Parser {
@@ -127,4 +128,13 @@ func pyCallStart(buf string) (looks, decided bool) {
 		return false, false
 	}
 	return buf[i] == '(', true
+}
+
+// pythonicCalls: a Python list of calls, optionally in python tags.
+func pythonicCalls() *CallSyntax {
+	return &CallSyntax{
+		Triggers: []string{llamaPythonStart}, TriggersFor: pythonListTriggers,
+		Open: seqOf(opt(llamaPythonStart), lit("[")), Sep: lit(", "), Close: seqOf(lit("]"), opt(llamaPythonEnd)),
+		Call: pythonCall(false),
+	}
 }

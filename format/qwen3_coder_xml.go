@@ -23,6 +23,7 @@ import (
 func init() {
 	register(&Family{
 		ID:               "qwen3-coder-xml",
+		Calls:            qwenXMLCalls(),
 		Aliases:          []string{"qwen3-coder", "qwen3_coder", "qwen3_xml", "qwen3.5", "nemotron-3-nano", "step3p5"},
 		ThinkOpen:        thinkTag,
 		ResponseTemplate: qwenXMLResponseTemplate,
@@ -163,4 +164,13 @@ func functionSection(buf string, final bool, open, close string, layout bool, to
 			return end, calls, false, nil
 		}
 	}
+}
+
+// qwenXMLCalls: each call a <function=NAME> element in a block of its own,
+// one <parameter=KEY> element per argument.
+func qwenXMLCalls() *CallSyntax {
+	cs := blocks(qwenXMLOpen, qwenXMLClose, taggedParams(functionHead, functionTail,
+		paramTags{KeyOpen: xmlParameterOpen, KeyClose: ">", Before: []string{optNewline}, After: []string{optNewline, litCloseParameter, optNewline}},
+		Value{Stop: xmlParameterClose, Python: true}))
+	return withThinking(cs, thinkTag, thinkEndTag)
 }

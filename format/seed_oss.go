@@ -18,6 +18,7 @@ import "strings"
 func init() {
 	register(&Family{
 		ID:        "seed-oss",
+		Calls:     seedCalls(),
 		Aliases:   []string{"seed_oss"},
 		ThinkOpen: seedThinkOpen,
 		ResponseTemplate: func() *ResponseTemplate {
@@ -47,3 +48,11 @@ const (
 	seedOpen       = "<seed:tool_call>"
 	seedClose      = "</seed:tool_call>"
 )
+
+// seedCalls: Qwen3-Coder's elements in Seed's blocks.
+func seedCalls() *CallSyntax {
+	cs := blocks(seedOpen, seedClose, taggedParams(functionHead, functionTail,
+		paramTags{KeyOpen: xmlParameterOpen, KeyClose: ">", After: []string{litCloseParameter, optNewline}},
+		Value{Stop: xmlParameterClose, Python: true, PythonContainers: true}))
+	return withThinking(cs, seedThinkOpen, seedThinkClose)
+}

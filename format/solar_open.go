@@ -2,6 +2,7 @@ package format
 
 import (
 	"errors"
+	"github.com/dragoman-dev/dragoman/grammar"
 	"strings"
 )
 
@@ -16,6 +17,7 @@ import (
 func init() {
 	register(&Family{
 		ID:               "solar-open",
+		Calls:            solarCallSyntax(),
 		Aliases:          []string{"solar_open"},
 		ThinkOpen:        solarThink,
 		ResponseTemplate: solarResponseTemplate,
@@ -160,4 +162,18 @@ func solarCall(buf string, final bool) (int, call, bool, error) {
 		return 0, call{}, true, nil
 	}
 	return i, call{id: id, name: name, args: args}, false, nil
+}
+
+// solarCallSyntax: each call's id, name and JSON arguments in one message.
+func solarCallSyntax() *CallSyntax {
+	id := grammar.Repeat(grammar.Class(false, grammar.Range{Lo: 'a', Hi: 'z'}, grammar.Range{Lo: '0', Hi: '9'}), 9, 10) // ten in the template's examples; nine-character ids from clients (Mistral's) pass through
+	begin, name, args, end := lit(solarCallBegin), lit(solarCallName), lit(solarCallArgs), lit(solarCallEnd)
+	cs := namedCall(CallSyntax{
+		Triggers: []string{solarCalls},
+		Open:     seqOf(opt(solarAssistant), lit(solarCalls)),
+		Close:    lit(solarCallsEnd),
+	}, func(b *Builder, i int, a string) string {
+		return seqOf(begin, id, name, b.Name(i), args, a, end)
+	})
+	return withThinking(cs, solarThink, solarEnd)
 }

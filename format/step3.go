@@ -18,6 +18,7 @@ import (
 func init() {
 	register(&Family{
 		ID:               "step3",
+		Calls:            step3Calls(),
 		ThinkOpen:        thinkTag,
 		ResponseTemplate: step3ResponseTemplate,
 		New: func(o Options) Parser {
@@ -174,4 +175,21 @@ func parseInvoke(s, ns string) (name string, keys, values []string, rest string,
 		values = append(values, value)
 		s = after
 	}
+}
+
+// step3Calls: steptml invoke elements, each in a DeepSeek-style call.
+func step3Calls() *CallSyntax {
+	litInvoke := lit(step3CallBegin + "function" + step3Sep + "<" + step3NS + `:invoke name="`)
+	litInvokeClose := lit("</" + step3NS + ":invoke>" + step3CallEnd)
+	return withThinking(CallSyntax{
+		Triggers: []string{step3CallsBegin},
+		Open:     lit(step3CallsBegin),
+		Sep:      opt("\n"),
+		Close:    lit(step3CallsEnd),
+		Call: taggedParams(
+			func(b *Builder, i int) string { return seqOf(litInvoke, b.Name(i), litTagEnd) },
+			func(*Builder, int) string { return litInvokeClose },
+			paramTags{KeyOpen: "<" + step3NS + `:parameter name="`, KeyClose: `">`, After: []string{lit("</" + step3NS + ":parameter>")}},
+			Value{Stop: "</" + step3NS + ":parameter>"}),
+	}, "", thinkEndTag)
 }

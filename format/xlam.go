@@ -18,6 +18,7 @@ import (
 func init() {
 	register(&Family{
 		ID:                 "xlam",
+		Calls:              xlamCalls(),
 		NoResponseTemplate: "the calls are most often a bare JSON array at the start of the output, calls only when every element has a name: no delimiter can say where the JSON ends, nor check its elements",
 		New: func(o Options) Parser {
 			e := newEngine(&markup{callOpen: []string{xlamToolCalls, xlamFence, xlamTag}, section: xlamSection}, o)
@@ -133,4 +134,10 @@ func xlamSection(buf string, final bool) (int, []call, bool, error) {
 		}
 	}
 	return n, calls, false, nil
+}
+
+// xlamCalls: a bare JSON array.
+func xlamCalls() *CallSyntax {
+	cs := jsonArray(`[{"`, "", "", nameArguments)
+	return &cs
 }

@@ -1,0 +1,233 @@
+package format
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/dragoman-dev/dragoman/grammar"
+)
+
+// The pieces the families' call grammars (CallSyntax) are built from. Each
+// family builds its own in its own file, from its marker constants;
+// TestCallSyntaxMatchesTemplates checks every one against the corpus
+// templates of its family.
+
+// lit is a GBNF literal; opt an optional one.
+func lit(s string) string { return grammar.Literal(s) }
+func opt(s string) string {
+	switch s { // the optional newline and space are in most calls' every parameter
+	case "\n":
+		return optNewline
+	case " ":
+		return optSpace
+	}
+	return grammar.Literal(s) + "?"
+}
+
+// litOf is lit of the parts joined (a parameter's tag around its name), in one allocation.
+func litOf(parts ...string) string { return grammar.LiteralOf(parts...) }
+
+// seqs joins sequences (seqOf's) into one, as seqOf would have written
+// their parts side by side.
+func seqs(sequences ...string) string { return grammar.Seq(sequences...) }
+
+// The quotes of Python's string literals, as GBNF literals.
+var litSingleQuote, litDoubleQuote = lit("'"), lit(`"`)
+
+var (
+	optNewline, optSpace = grammar.Literal("\n") + "?", grammar.Literal(" ") + "?"
+	litCloseParameter    = grammar.Literal("</parameter>")
+)
+
+// gap is the layout between two blocks: up to two spaces or newlines.
+var gap = grammar.Repeat(grammar.Class(false, grammar.Range{Lo: ' ', Hi: ' '}, grammar.Range{Lo: '\n', Hi: '\n'}), 0, 2)
+
+// jsonName is a name as a JSON string literal, unquoted text for Tag.
+func jsonName(name string) string {
+	if plainName(name) {
+		return `"` + name + `"`
+	}
+	j, _ := json.Marshal(name)
+	return string(j)
+}
+
+// plainName reports whether a name is written in JSON as it is, between
+// quotes: letters, digits, '_', '-', '.', ':' and '/' (what function names
+// hold), nothing encoding/json would escape.
+func plainName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.' || c == ':' || c == '/') {
+			return false
+		}
+	}
+	return true
+}
+
+// blocks is the syntax of families that wrap each call in open/close
+// markers of its own, with optional newlines inside the block.
+func blocks(open, close string, call func(b *Builder, i int) (string, error)) CallSyntax {
+	return CallSyntax{
+		Triggers: []string{open},
+		Open:     seqOf(lit(open), opt("\n")),
+		Sep:      seqOf(opt("\n"), lit(close), gap, lit(open), opt("\n")),
+		Close:    seqOf(opt("\n"), lit(close)),
+		Call:     call,
+	}
+}
+
+// jsonArray is the syntax of families that write all calls as one JSON
+// array after open and before close.
+func jsonArray(trigger, open, close string, call func(b *Builder, i int) (string, error)) CallSyntax {
+	ws := wsPlaceholder
+	return CallSyntax{
+		Triggers: []string{trigger},
+		Open:     seqOf(open, lit("["), ws),
+		Sep:      seqOf(ws, lit(","), ws),
+		Close:    seqOf(ws, lit("]"), close),
+		Call:     call,
+	}
+}
+
+func nameArguments(b *Builder, i int) (string, error) {
+	return b.JSONCall(i, "name", "arguments", "")
+}
+
+func nameParameters(b *Builder, i int) (string, error) {
+	return b.JSONCall(i, "name", "parameters", "")
+}
+
+// nameArgumentsID also takes the "id" member the Mistral and Apriel
+// templates write after the arguments.
+func nameArgumentsID(b *Builder, i int) (string, error) {
+	if b.idMember == "" {
+		ws := b.WS()
+		b.idMember = seqOf("(", litComma, ws, litIDKey, ws, litColon, ws, b.JSONString(), ws, ")?")
+	}
+	return b.JSONCall(i, "name", "arguments", b.idMember)
+}
+
+// Literals the calls and values of several families share.
+var (
+	litComma, litIDKey, litColon = lit(","), lit(`"id"`), lit(":")
+	litBrace, litBraceClose      = lit("{"), lit("}")
+	litBracket, litBracketClose  = lit("["), lit("]")
+	pyItemSep                    = seqOf(litComma, optSpace) // between a Python list's items or a dict's members
+)
+
+// taggedParams writes one call as head, the parameters and tail, each
+// parameter in the markup tags describe.
+func taggedParams(head, tail func(b *Builder, i int) string, tags paramTags, v Value) func(b *Builder, i int) (string, error) {
+	return func(b *Builder, i int) (string, error) {
+		return b.paramsBetween(i, seqOf(head(b, i)), seqOf(tail(b, i)), v, paramOf{write: tags.write})
+	}
+}
+
+// paramTags is a tagged parameter's markup: its name between KeyOpen and
+// KeyClose (one literal, where an attribute of the member may follow the
+// name: Attr, then AttrValue(m)), then the GBNF parts Before, its value,
+// After.
+type paramTags struct {
+	KeyOpen, KeyClose string
+	Before, After     []string
+	Attr              string
+	AttrValue         func(m grammar.Member) string
+}
+
+// write appends seqOf(litOf(KeyOpen, name, [Attr, AttrValue(m)], KeyClose), Before…, value, After…).
+func (t paramTags) write(dst []byte, m grammar.Member, value string) []byte {
+	start := len(dst)
+	if t.AttrValue != nil {
+		dst = grammar.AppendLiteralOf(dst, t.KeyOpen, m.Name, t.Attr, t.AttrValue(m), t.KeyClose)
+	} else {
+		dst = grammar.AppendLiteralOf(dst, t.KeyOpen, m.Name, t.KeyClose)
+	}
+	if bytes.IndexByte(dst[start:], '|') >= 0 { // seqPart's parentheses
+		dst = wrapFrom(dst, start, "(", ")")
+	}
+	for _, p := range t.Before {
+		dst = appendSeqPart(dst, start, p)
+	}
+	dst = appendSeqPart(dst, start, value)
+	for _, p := range t.After {
+		dst = appendSeqPart(dst, start, p)
+	}
+	return dst
+}
+
+// withThinking is cs with the family's reasoning markers.
+func withThinking(cs CallSyntax, open, close string) *CallSyntax {
+	cs.ThinkOpen, cs.ThinkClose = open, close
+	return &cs
+}
+
+// jsonTag is a CallSyntax.Tag whose begin depends on the name and whose end
+// does not.
+func jsonTag(begin func(string) string, end string) func(string) (string, string) {
+	return func(name string) (string, string) { return begin(name), end }
+}
+
+// namedCall is cs with calls written by call, given the JSON arguments: the
+// syntax of families that write the name outside the arguments.
+func namedCall(cs CallSyntax, call func(b *Builder, i int, args string) string) CallSyntax {
+	cs.Call = func(b *Builder, i int) (string, error) {
+		args, err := b.Args(i)
+		if err != nil {
+			return "", err
+		}
+		return call(b, i, args), nil
+	}
+	return cs
+}
+
+// Literals of the <function=NAME> element several families' calls share.
+var (
+	litFunction, litFunctionEnd, litFunctionClose = lit(xmlFunctionOpen), seqOf(lit(">"), opt("\n")), lit(xmlFunctionClose)
+	litTagEnd                                     = lit(`">`)
+)
+
+// functionHead and functionTail write a call as <function=NAME> … </function>.
+func functionHead(b *Builder, i int) string {
+	return seqs(seqOf(litFunction, b.Name(i)), litFunctionEnd)
+}
+func functionTail(*Builder, int) string { return litFunctionClose }
+
+// invokeCalls is the syntax of families that write each call as an invoke
+// element (invokeOpen"NAME"> … invokeClose) holding one parameter element
+// per argument (paramOpen"KEY">VALUE paramClose), all between open and close.
+func invokeCalls(open, close, invokeOpen, invokeClose, paramOpen, paramClose string) CallSyntax {
+	litParamClose := lit(paramClose)
+	litInvoke, invokeEnd, litInvokeClose := lit(invokeOpen+`"`), seqOf(lit(`">`), opt("\n")), lit(invokeClose)
+	return CallSyntax{
+		Triggers: []string{open},
+		Open:     seqOf(lit(open), opt("\n")),
+		Sep:      opt("\n"),
+		Close:    seqOf(opt("\n"), lit(close)),
+		Call: taggedParams(
+			func(b *Builder, i int) string { return seqs(seqOf(litInvoke, b.Name(i)), invokeEnd) },
+			func(*Builder, int) string { return litInvokeClose },
+			paramTags{KeyOpen: paramOpen + `"`, KeyClose: `">`, After: []string{litParamClose, optNewline}},
+			Value{Stop: paramClose}),
+	}
+}
+
+// blockCalls is the syntax of GLM-style calls (kvTags without a wrapper or
+// a name separator): each call in callOpen…callClose, the name, then
+// key/value element pairs.
+func (t *kvTags) blockCalls() CallSyntax {
+	litValueOpen, litValueClose := lit(t.valOpen), lit(t.valClose)
+	cs := blocks(t.callOpen, t.callClose, taggedParams(
+		func(b *Builder, i int) string { return seqOf(b.Name(i), optNewline) },
+		func(*Builder, int) string { return "" },
+		paramTags{KeyOpen: t.keyOpen, KeyClose: t.keyClose, Before: []string{optNewline, litValueOpen}, After: []string{litValueClose, optNewline}},
+		Value{Stop: t.valClose}))
+	cs.Open, cs.Sep, cs.Close = lit(t.callOpen), seqOf(lit(t.callClose), gap, lit(t.callOpen)), lit(t.callClose)
+	return cs
+}
+
+// plainNumber is a number written bare in a value syntax of a family's own:
+// a sign, up to 20 digits, an optional fraction.
+func plainNumber() string {
+	digits := grammar.Repeat(grammar.Class(false, grammar.Range{Lo: '0', Hi: '9'}), 1, 20)
+	return seqOf(opt("-"), digits, "("+seqOf(lit("."), digits)+")?")
+}
