@@ -252,3 +252,8 @@ func argumentsText(raw json.RawMessage) (string, error) {
 	}
 	return "", errors.New("the arguments are not a JSON object")
 }
+
+func jsonMarshalString(s string) (string, error) {
+	b, err := json.Marshal(s)
+	return string(b), err
+}

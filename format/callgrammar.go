@@ -180,51 +180,6 @@ func namedCall(cs CallSyntax, call func(b *Builder, i int, args string) string) 
 	return cs
 }
 
-// Literals of the <function=NAME> element several families' calls share.
-var (
-	litFunction, litFunctionEnd, litFunctionClose = lit(xmlFunctionOpen), seqOf(lit(">"), opt("\n")), lit(xmlFunctionClose)
-	litTagEnd                                     = lit(`">`)
-)
-
-// functionHead and functionTail write a call as <function=NAME> … </function>.
-func functionHead(b *Builder, i int) string {
-	return seqs(seqOf(litFunction, b.Name(i)), litFunctionEnd)
-}
-func functionTail(*Builder, int) string { return litFunctionClose }
-
-// invokeCalls is the syntax of families that write each call as an invoke
-// element (invokeOpen"NAME"> … invokeClose) holding one parameter element
-// per argument (paramOpen"KEY">VALUE paramClose), all between open and close.
-func invokeCalls(open, close, invokeOpen, invokeClose, paramOpen, paramClose string) CallSyntax {
-	litParamClose := lit(paramClose)
-	litInvoke, invokeEnd, litInvokeClose := lit(invokeOpen+`"`), seqOf(lit(`">`), opt("\n")), lit(invokeClose)
-	return CallSyntax{
-		Triggers: []string{open},
-		Open:     seqOf(lit(open), opt("\n")),
-		Sep:      opt("\n"),
-		Close:    seqOf(opt("\n"), lit(close)),
-		Call: taggedParams(
-			func(b *Builder, i int) string { return seqs(seqOf(litInvoke, b.Name(i)), invokeEnd) },
-			func(*Builder, int) string { return litInvokeClose },
-			paramTags{KeyOpen: paramOpen + `"`, KeyClose: `">`, After: []string{litParamClose, optNewline}},
-			Value{Stop: paramClose}),
-	}
-}
-
-// blockCalls is the syntax of GLM-style calls (kvTags without a wrapper or
-// a name separator): each call in callOpen…callClose, the name, then
-// key/value element pairs.
-func (t *kvTags) blockCalls() CallSyntax {
-	litValueOpen, litValueClose := lit(t.valOpen), lit(t.valClose)
-	cs := blocks(t.callOpen, t.callClose, taggedParams(
-		func(b *Builder, i int) string { return seqOf(b.Name(i), optNewline) },
-		func(*Builder, int) string { return "" },
-		paramTags{KeyOpen: t.keyOpen, KeyClose: t.keyClose, Before: []string{optNewline, litValueOpen}, After: []string{litValueClose, optNewline}},
-		Value{Stop: t.valClose}))
-	cs.Open, cs.Sep, cs.Close = lit(t.callOpen), seqOf(lit(t.callClose), gap, lit(t.callOpen)), lit(t.callClose)
-	return cs
-}
-
 // plainNumber is a number written bare in a value syntax of a family's own:
 // a sign, up to 20 digits, an optional fraction.
 func plainNumber() string {

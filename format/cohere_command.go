@@ -3,8 +3,9 @@ package format
 import (
 	"encoding/json"
 	"errors"
-	"github.com/dragoman-dev/dragoman/grammar"
 	"strings"
+
+	"github.com/dragoman-dev/dragoman/grammar"
 )
 
 // cohere-command: Cohere Command R7B, Command A, Cohere2 MoE. The tool plan is

@@ -1,8 +1,6 @@
 package format
 
-import (
-	"strings"
-)
+import "strings"
 
 // command-r-plus-markdown: Cohere Command R / R+ tool use. The calls are a JSON
 // list in a fenced block after "Action:":

@@ -3,10 +3,10 @@ package format
 import (
 	"encoding/json"
 	"errors"
-	"github.com/dragoman-dev/dragoman/grammar"
 	"strings"
 
 	"github.com/dragoman-dev/dragoman/chat"
+	"github.com/dragoman-dev/dragoman/grammar"
 )
 
 // deepseek-v3.2-dsml: DeepSeek V3.2 (function_calls) and V4 (tool_calls)
@@ -205,64 +205,6 @@ func dsmlParameter(c *secScan, props map[string]json.RawMessage) (string, any, e
 		return "", nil, err
 	}
 	return key, v, nil
-}
-
-// attributes reads the attributes of a tag up to its end (">" in DSML,
-// "<|sep|>" in Kimi K3): name="value" pairs separated by whitespace. A value
-// may not span lines. what names the tag for errors.
-func (c *secScan) attributes(what, end string) (map[string]string, error) {
-	attrs := map[string]string{}
-	if r := c.rest(); r != "" && !isJSONSpace(r[0]) && !strings.HasPrefix(r, end) && !strings.HasPrefix(end, r) {
-		return nil, errors.New("malformed " + what + " tag")
-	}
-	for {
-		c.space()
-		switch c.lit(end) {
-		case litMatched:
-			return attrs, nil
-		case litPartial:
-			if c.final {
-				return nil, errors.New("the output ends inside the " + what + " tag")
-			}
-			return nil, errNeedMore
-		}
-		r := c.rest()
-		eq := strings.IndexByte(r, '=')
-		if eq < 0 {
-			if !c.final && !strings.ContainsAny(r, "<> \t\r\n\"") {
-				return nil, errNeedMore
-			}
-			return nil, errors.New("malformed " + what + " tag")
-		}
-		key := r[:eq]
-		if key == "" || strings.ContainsAny(key, "<> \t\r\n\"") {
-			return nil, errors.New("malformed " + what + " tag")
-		}
-		r = r[eq+1:]
-		if r == "" {
-			if !c.final {
-				return nil, errNeedMore
-			}
-			return nil, errors.New("the output ends inside the " + what + " tag")
-		}
-		if r[0] != '"' {
-			return nil, errors.New("malformed " + what + " tag")
-		}
-		// Checked before the value's end is seen, so that the chunking
-		// cannot change the outcome.
-		q := strings.IndexAny(r[1:], "\"\n")
-		if q < 0 {
-			if !c.final {
-				return nil, errNeedMore
-			}
-			return nil, errors.New("the output ends inside the " + what + " tag")
-		}
-		if r[1+q] != '"' {
-			return nil, errors.New("malformed " + what + " tag")
-		}
-		attrs[key] = r[1 : 1+q]
-		c.i += eq + 1 + q + 2
-	}
 }
 
 // dsmlCalls: invoke elements in function_calls (V3.2) or tool_calls (V4);

@@ -1,8 +1,6 @@
 package format
 
-import (
-	"strings"
-)
+import "strings"
 
 // Detect names the family whose markup a chat template renders. Each family's
 // Detect sees the template source followed by the template's render of a probe

@@ -1,7 +1,6 @@
 package format
 
 import (
-	"encoding/json"
 	"errors"
 	"strings"
 )
@@ -53,23 +52,6 @@ func ffSection(buf string, final bool) (int, []call, bool, error) {
 		return 0, nil, false, err
 	}
 	return at + end, calls, false, nil
-}
-
-// jsonCallList decodes a JSON array of {"name", "arguments"} objects.
-func jsonCallList(s string) ([]call, error) {
-	var items []json.RawMessage
-	if err := json.Unmarshal([]byte(s), &items); err != nil {
-		return nil, errors.New("the call list is not a JSON array: " + err.Error())
-	}
-	calls := make([]call, 0, len(items))
-	for _, it := range items {
-		c, err := nameAndArguments(string(it))
-		if err != nil {
-			return nil, err
-		}
-		calls = append(calls, c)
-	}
-	return calls, nil
 }
 
 // ffCalls: a JSON array after functools.

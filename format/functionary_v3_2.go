@@ -1,7 +1,6 @@
 package format
 
 import (
-	"encoding/json"
 	"errors"
 	"strings"
 )
@@ -131,82 +130,6 @@ func fv32Section(buf string, final bool) (int, []call, bool, error) {
 		return 0, nil, false, errors.New("the arguments of " + quote(name) + " are not a JSON object")
 	}
 	return head + end, []call{{name: name, args: args}}, false, nil
-}
-
-func jsonMarshalString(s string) (string, error) {
-	b, err := json.Marshal(s)
-	return string(b), err
-}
-
-// leadEngine runs an engine whose output may begin with a section that has no
-// opener of its own (functionary-v3.2's first recipient, whose ">>>" the prompt
-// supplied; xLAM's bare array). lead decides on the start of the output: it
-// returns the length and calls of such a section, 0 when the output does not
-// start with one (it is then left to the engine), needMore while it cannot
-// tell, or an error for a malformed leading section (kept as content).
-// (Used by several family files.)
-type leadEngine struct {
-	*engine
-	lead     sectionFunc
-	pending  string
-	leadGate gate // when a chunk is worth trying the lead section again
-	decided  bool
-}
-
-func (l *leadEngine) Feed(chunk string) []Event {
-	if l.decided {
-		return l.engine.Feed(chunk)
-	}
-	if !l.leadGate.feed(&l.pending, chunk) {
-		return nil
-	}
-	return l.decide(false)
-}
-
-func (l *leadEngine) Close() []Event {
-	var out []Event
-	if !l.decided {
-		out = l.decide(true)
-	}
-	return append(out, l.engine.Close()...)
-}
-
-func (l *leadEngine) decide(final bool) []Event {
-	n, calls, needMore, err := l.lead(l.pending, final)
-	if needMore && !final {
-		return nil
-	}
-	l.decided = true
-	if err != nil {
-		l.engine.diag("malformed-call", err.Error(), 0)
-		n, calls = 0, nil
-	}
-	var out []Event
-	if n > 0 {
-		l.engine.offset += n
-		l.engine.markupBytes += n
-		out = l.engine.emitCalls(nil, calls, 0)
-	}
-	rest := l.pending[n:]
-	l.pending = ""
-	return append(out, l.engine.Feed(rest)...)
-}
-
-// emitCalls appends to events the events of parsed calls, as the engine does
-// for a section at offset: undeclared tools get a diagnostic, calls without an
-// id get one.
-func (e *engine) emitCalls(events []Event, calls []call, offset int) []Event {
-	for _, c := range calls {
-		if _, ok := toolSchema(e.opts.Tools, c.name); !ok && len(e.opts.Tools) > 0 {
-			e.diag("unknown-tool", "the model called "+quote(c.name)+", which the request did not offer", offset)
-		}
-		if c.id == "" {
-			c.id = e.newID()
-		}
-		events = appendCallEvents(events, e.calls, c.id, c.name, c.args)
-		e.calls++
-	}
-	return events
 }
 
 // fv32Calls: >>>NAME, a newline and the JSON arguments. The prompt ends

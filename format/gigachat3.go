@@ -1,8 +1,6 @@
 package format
 
-import (
-	"strings"
-)
+import "strings"
 
 // gigachat3: Sber GigaChat 3 / 3.1. One call per message, a JSON object after
 // the "function call" role (GigaChat 3) or the <|function_call|> token

@@ -44,8 +44,6 @@ func init() {
 }
 
 const (
-	// chatMLAssistant starts an assistant turn in ChatML prompts.
-	chatMLAssistant = "<|im_start|>assistant\n"
 	// rekaAssistant starts one in Reka-Edge's.
 	rekaAssistant = "<sep>assistant:"
 	hermesOpen    = "<tool_call>"

@@ -2,8 +2,9 @@ package format
 
 import (
 	"errors"
-	"github.com/dragoman-dev/dragoman/grammar"
 	"strings"
+
+	"github.com/dragoman-dev/dragoman/grammar"
 )
 
 // kimi-k2: Moonshot Kimi K2 / K2-Instruct / K2-Thinking. Each call carries

@@ -3,10 +3,10 @@ package format
 import (
 	"encoding/json"
 	"errors"
-	"github.com/dragoman-dev/dragoman/grammar"
 	"strings"
 
 	"github.com/dragoman-dev/dragoman/chat"
+	"github.com/dragoman-dev/dragoman/grammar"
 )
 
 // kimi-k3: Moonshot Kimi K3 "xtml" markup. The assistant message holds a

@@ -2,10 +2,10 @@ package format
 
 import (
 	"errors"
-	"github.com/dragoman-dev/dragoman/grammar"
 	"strings"
 
 	"github.com/dragoman-dev/dragoman/chat"
+	"github.com/dragoman-dev/dragoman/grammar"
 )
 
 // minicpm5: OpenBMB MiniCPM5. Each call is an XML-like element; values are raw
@@ -85,21 +85,6 @@ func mcpmSection(tools []chat.Tool, buf string, final bool) (int, []call, bool, 
 		return 0, nil, true, nil
 	}
 	return n, []call{c}, false, nil
-}
-
-// joinLayout extends a call section of n bytes over the whitespace that joins
-// it to the next call (templates put a newline between calls), so that it does
-// not become content. (Also used by longcat.)
-func joinLayout(buf string, n int, opener string, final bool) (int, bool) {
-	rest := buf[n:]
-	trimmed := trimLayout(rest)
-	switch {
-	case strings.HasPrefix(trimmed, opener):
-		return n + len(rest) - len(trimmed), false
-	case strings.HasPrefix(opener, trimmed) && !final:
-		return 0, true
-	}
-	return n, false
 }
 
 // mcpmParse parses one call. With errMcpmMore the text ended early; n > 0 then

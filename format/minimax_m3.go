@@ -3,10 +3,10 @@ package format
 import (
 	"encoding/json"
 	"errors"
-	"github.com/dragoman-dev/dragoman/grammar"
 	"strings"
 
 	"github.com/dragoman-dev/dragoman/chat"
+	"github.com/dragoman-dev/dragoman/grammar"
 )
 
 // minimax-m3: MiniMax M3. Every tag is preceded by the namespace token

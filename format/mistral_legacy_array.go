@@ -1,7 +1,6 @@
 package format
 
 import (
-	"encoding/json"
 	"errors"
 	"strings"
 	"unicode"
@@ -381,38 +380,6 @@ func mistralField(buf string, i int, markers []string, final bool) (string, int,
 		return "", 0, false, errors.New("the call after [TOOL_CALLS] ends before " + markers[0])
 	}
 	return "", 0, true, nil
-}
-
-// mistralJSONCalls decodes a JSON array of calls, or one call object.
-func mistralJSONCalls(text string) ([]call, error) {
-	text = strings.TrimSpace(text)
-	var items []string
-	if strings.HasPrefix(text, "[") {
-		var ok bool
-		if items, ok = jsonArrayItems(text); !ok {
-			var raws []json.RawMessage
-			if err := json.Unmarshal([]byte(text), &raws); err != nil {
-				return nil, errors.New("the calls are not valid JSON: " + err.Error())
-			}
-			for _, r := range raws {
-				items = append(items, string(r))
-			}
-		}
-		if len(items) == 0 {
-			return nil, errors.New("the call list is empty")
-		}
-	} else {
-		items = []string{text}
-	}
-	calls := make([]call, 0, len(items))
-	for _, it := range items {
-		c, err := nameAndArguments(it)
-		if err != nil {
-			return nil, err
-		}
-		calls = append(calls, c)
-	}
-	return calls, nil
 }
 
 // mistralLegacyCalls: a JSON array after [TOOL_CALLS].

@@ -1,8 +1,9 @@
 package format
 
 import (
-	"github.com/dragoman-dev/dragoman/grammar"
 	"strings"
+
+	"github.com/dragoman-dev/dragoman/grammar"
 )
 
 // mistral-v11-args: Mistral Small 3.2, Ministral 3, Devstral, Magistral (v11+

@@ -2,8 +2,9 @@ package format
 
 import (
 	"errors"
-	"github.com/dragoman-dev/dragoman/grammar"
 	"strings"
+
+	"github.com/dragoman-dev/dragoman/grammar"
 )
 
 // solar-open: Upstage Solar Open. The prompt ends "<|begin|>assistant"; the

@@ -138,45 +138,6 @@ func step3Call(tools []chat.Tool, body string) (call, error) {
 	return call{name: name, args: args}, nil
 }
 
-// parseInvoke parses <NS:invoke name="N"><NS:parameter name="K">V</NS:parameter>…</NS:invoke>
-// at the start of s (layout whitespace between elements is skipped; values are
-// kept exactly). It returns the text after the element. (Also used by
-// muse-glimmer.)
-func parseInvoke(s, ns string) (name string, keys, values []string, rest string, err error) {
-	open := "<" + ns + `:invoke name="`
-	s = trimLayout(s)
-	if !strings.HasPrefix(s, open) {
-		return "", nil, nil, "", errors.New("expected " + open + "…\">")
-	}
-	name, s, ok := strings.Cut(s[len(open):], `">`)
-	if !ok || name == "" || strings.ContainsAny(name, "<>\"\n") {
-		return "", nil, nil, "", errors.New("the " + ns + ":invoke element has no valid name")
-	}
-	paramOpen := "<" + ns + `:parameter name="`
-	paramClose := "</" + ns + ":parameter>"
-	invokeClose := "</" + ns + ":invoke>"
-	for {
-		s = trimLayout(s)
-		switch {
-		case strings.HasPrefix(s, invokeClose):
-			return name, keys, values, s[len(invokeClose):], nil
-		case !strings.HasPrefix(s, paramOpen):
-			return "", nil, nil, "", errors.New("the " + ns + ":invoke element of " + quote(name) + " is not closed")
-		}
-		key, after, ok := strings.Cut(s[len(paramOpen):], `">`)
-		if !ok || key == "" || strings.ContainsAny(key, "<>\"\n") {
-			return "", nil, nil, "", errors.New("a parameter of " + quote(name) + " has no valid name")
-		}
-		value, after, ok := strings.Cut(after, paramClose)
-		if !ok {
-			return "", nil, nil, "", errors.New("the parameter " + quote(key) + " of " + quote(name) + " is not closed")
-		}
-		keys = append(keys, key)
-		values = append(values, value)
-		s = after
-	}
-}
-
 // step3Calls: steptml invoke elements, each in a DeepSeek-style call.
 func step3Calls() *CallSyntax {
 	litInvoke := lit(step3CallBegin + "function" + step3Sep + "<" + step3NS + `:invoke name="`)

@@ -645,3 +645,20 @@ func couldStartAny(s string, markers []string) bool {
 	}
 	return false
 }
+
+// emitCalls appends to events the events of parsed calls, as the engine does
+// for a section at offset: undeclared tools get a diagnostic, calls without an
+// id get one.
+func (e *engine) emitCalls(events []Event, calls []call, offset int) []Event {
+	for _, c := range calls {
+		if _, ok := toolSchema(e.opts.Tools, c.name); !ok && len(e.opts.Tools) > 0 {
+			e.diag("unknown-tool", "the model called "+quote(c.name)+", which the request did not offer", offset)
+		}
+		if c.id == "" {
+			c.id = e.newID()
+		}
+		events = appendCallEvents(events, e.calls, c.id, c.name, c.args)
+		e.calls++
+	}
+	return events
+}
