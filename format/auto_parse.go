@@ -65,7 +65,7 @@ type autoParser struct {
 // section parses one tool-call section at the start of buf.
 func (p *autoParser) section(buf string, final bool) (int, []call, bool, error) {
 	n, calls, err := p.parse(&rawScan{s: buf, final: final})
-	return rawResult(n, calls, err)
+	return sectionResult(n, calls, err)
 }
 
 func (p *autoParser) parse(c *rawScan) (int, []call, error) {
@@ -134,7 +134,7 @@ func (p *autoParser) list(c *rawScan) (int, []call, error) {
 	c.space()
 	r := c.rest()
 	if r == "" && !c.final {
-		return 0, nil, errRawMore
+		return 0, nil, errNeedMore
 	}
 	if !strings.HasPrefix(r, "[") {
 		return 0, nil, errors.New("expected a JSON array of calls" + c.found())
@@ -142,7 +142,7 @@ func (p *autoParser) list(c *rawScan) (int, []call, error) {
 	n, complete := jsonValueEnd(r)
 	if !complete {
 		if !c.final {
-			return 0, nil, errRawMore
+			return 0, nil, errNeedMore
 		}
 		return 0, nil, errors.New("the JSON array of calls is incomplete")
 	}
@@ -180,7 +180,7 @@ func (p *autoParser) call(c *rawScan) (call, error) {
 		n, complete := jsonValueEnd(c.rest())
 		if !complete {
 			if !c.final {
-				return call{}, errRawMore
+				return call{}, errNeedMore
 			}
 			return call{}, errors.New("the JSON call is incomplete")
 		}
@@ -212,7 +212,7 @@ func (p *autoParser) call(c *rawScan) (call, error) {
 		n, complete := jsonValueEnd(c.rest())
 		if !complete {
 			if !c.final {
-				return call{}, errRawMore
+				return call{}, errNeedMore
 			}
 			return call{}, errors.New("the JSON arguments of " + name + " are incomplete")
 		}
@@ -393,7 +393,7 @@ func readName(c *rawScan, stops []string, spaceEnds bool) (string, error) {
 			return "", errors.New("the text after the call opener is not a call name")
 		}
 		if !c.final {
-			return "", errRawMore
+			return "", errNeedMore
 		}
 		return "", errors.New("the call name does not end" + c.found())
 	}

@@ -59,13 +59,13 @@ func functionSection(buf string, final bool, open, close string, layout bool, to
 		return hermesSection(buf, final)
 	}
 	if err := c.expect(xmlFunctionOpen, "a <function=NAME> element"); err != nil {
-		return rawResult(0, nil, err)
+		return sectionResult(0, nil, err)
 	}
 	var calls []call
 	for {
 		name, err := c.name('>', "the function name")
 		if err != nil {
-			return rawResult(0, nil, err)
+			return sectionResult(0, nil, err)
 		}
 		var keyBuf, valueBuf [8]string
 		keys, values := keyBuf[:0], valueBuf[:0]
@@ -73,18 +73,18 @@ func functionSection(buf string, final bool, open, close string, layout bool, to
 			c.space()
 			ok, err := c.peek(xmlParameterOpen)
 			if err != nil {
-				return rawResult(0, nil, err)
+				return sectionResult(0, nil, err)
 			}
 			if !ok {
 				break
 			}
 			key, err := c.name('>', "a parameter name")
 			if err != nil {
-				return rawResult(0, nil, err)
+				return sectionResult(0, nil, err)
 			}
 			value, err := c.untilOf(xmlParameterClose, "parameter ", key)
 			if err != nil {
-				return rawResult(0, nil, err)
+				return sectionResult(0, nil, err)
 			}
 			if layout {
 				value = strings.TrimPrefix(value, "\n")
@@ -93,11 +93,11 @@ func functionSection(buf string, final bool, open, close string, layout bool, to
 			keys, values = append(keys, key), append(values, value)
 		}
 		if err := c.expectOf(xmlFunctionClose, "the end of function ", name, ""); err != nil {
-			return rawResult(0, nil, err)
+			return sectionResult(0, nil, err)
 		}
 		args, err := typedArgs(tools, name, keys, values)
 		if err != nil {
-			return rawResult(0, nil, err)
+			return sectionResult(0, nil, err)
 		}
 		calls = append(calls, call{name: name, args: args})
 		end := c.i
@@ -107,14 +107,14 @@ func functionSection(buf string, final bool, open, close string, layout bool, to
 		}
 		closed, err := c.peek(close)
 		if err != nil {
-			return rawResult(0, nil, err)
+			return sectionResult(0, nil, err)
 		}
 		if closed {
 			return c.i, calls, false, nil
 		}
 		another, err := c.peek(xmlFunctionOpen)
 		if err != nil {
-			return rawResult(0, nil, err)
+			return sectionResult(0, nil, err)
 		}
 		if !another {
 			return end, calls, false, nil

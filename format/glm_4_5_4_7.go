@@ -95,10 +95,10 @@ func glmSection(buf string, final bool, tools []chat.Tool) (int, []call, bool, e
 	}
 	name, terminated, err := glmName(c)
 	if err != nil {
-		return rawResult(0, nil, err)
+		return sectionResult(0, nil, err)
 	}
 	if err := glmLayout(c); err != nil {
-		return rawResult(0, nil, err)
+		return sectionResult(0, nil, err)
 	}
 	var args string
 	if strings.HasPrefix(c.rest(), "{") {
@@ -120,29 +120,29 @@ func glmSection(buf string, final bool, tools []chat.Tool) (int, []call, bool, e
 		keys, values := keyBuf[:0], valueBuf[:0]
 		for {
 			if err := glmLayout(c); err != nil {
-				return rawResult(0, nil, err)
+				return sectionResult(0, nil, err)
 			}
 			ok, err := c.peek(glmKeyOpen)
 			if err != nil {
-				return rawResult(0, nil, err)
+				return sectionResult(0, nil, err)
 			}
 			if !ok {
 				break
 			}
 			key, err := c.until(glmKeyClose, "an <arg_key>")
 			if err != nil {
-				return rawResult(0, nil, err)
+				return sectionResult(0, nil, err)
 			}
 			key = strings.TrimSpace(key)
 			if err := glmLayout(c); err != nil {
-				return rawResult(0, nil, err)
+				return sectionResult(0, nil, err)
 			}
 			if err := c.expectOf(glmValOpen, "the value of ", key, " (keys and values pair by order)"); err != nil {
-				return rawResult(0, nil, err)
+				return sectionResult(0, nil, err)
 			}
 			value, err := c.untilOf(glmValClose, "the value of ", key)
 			if err != nil {
-				return rawResult(0, nil, err)
+				return sectionResult(0, nil, err)
 			}
 			keys, values = append(keys, key), append(values, value)
 			terminated = true
@@ -152,7 +152,7 @@ func glmSection(buf string, final bool, tools []chat.Tool) (int, []call, bool, e
 		}
 	}
 	if err := glmLayout(c); err != nil {
-		return rawResult(0, nil, err)
+		return sectionResult(0, nil, err)
 	}
 	if c.atEnd() && final && terminated {
 		return len(buf), []call{{name: name, args: args}}, false, nil
@@ -161,10 +161,10 @@ func glmSection(buf string, final bool, tools []chat.Tool) (int, []call, bool, e
 		if stray {
 			err = errors.New("an <arg_value> without its <arg_key>: keys and values do not pair")
 		}
-		return rawResult(0, nil, err)
+		return sectionResult(0, nil, err)
 	}
 	if err := c.expectOf(glmClose, "the end of the call to ", name, ""); err != nil {
-		return rawResult(0, nil, err)
+		return sectionResult(0, nil, err)
 	}
 	return c.i, []call{{name: name, args: args}}, false, nil
 }
@@ -189,7 +189,7 @@ func glmName(c *rawScan) (name string, terminated bool, err error) {
 	}
 	if j < 0 {
 		if !c.final {
-			return "", false, errRawMore
+			return "", false, errNeedMore
 		}
 		j = len(r)
 	}
@@ -214,7 +214,7 @@ func glmLayout(c *rawScan) error {
 		case strings.HasPrefix(r, `\n`):
 			c.i += 2
 		case r == `\` && !c.final:
-			return errRawMore
+			return errNeedMore
 		default:
 			return nil
 		}

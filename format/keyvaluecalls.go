@@ -87,9 +87,6 @@ func keyValueCallField(open, close, quote string) *ResponseField {
 	}
 }
 
-// errKVIncomplete says the text ends before the construct does.
-var errKVIncomplete = errors.New("incomplete")
-
 // keyValueSection parses one open…close call in Gemma's key:value syntax
 // (gemma4, functiongemma): call:NAME{key:value,…}. The end marker may be
 // missing at the end of the output when the body is complete. after is a
@@ -98,9 +95,9 @@ func keyValueSection(buf string, final bool, open, close, quote, after string) (
 	body := buf[len(open):]
 	m, name, args, err := parseKeyValueCall(body, quote)
 	switch {
-	case err == errKVIncomplete && !final:
+	case err == errNeedMore && !final:
 		return 0, nil, true, nil
-	case err == errKVIncomplete:
+	case err == errNeedMore:
 		return 0, nil, false, errors.New("the " + open + " call is not closed and its body is incomplete")
 	case err != nil:
 		return 0, nil, false, errors.New("the " + open + " call is not valid: " + err.Error())
@@ -138,7 +135,7 @@ func parseKeyValueCall(s, quote string) (int, string, string, error) {
 	rest := s[p.i:]
 	if len(rest) < len(prefix) {
 		if strings.HasPrefix(prefix, rest) {
-			return 0, "", "", errKVIncomplete
+			return 0, "", "", errNeedMore
 		}
 		return 0, "", "", errors.New(`it does not start with "call:"`)
 	}
@@ -156,7 +153,7 @@ func parseKeyValueCall(s, quote string) (int, string, string, error) {
 		}
 	}
 	if j == len(s) {
-		return 0, "", "", errKVIncomplete
+		return 0, "", "", errNeedMore
 	}
 	name := s[p.i:j]
 	if name == "" {
@@ -241,7 +238,7 @@ func (p *kvParser) object(depth int) error {
 	for first := true; ; first = false {
 		p.space()
 		if p.i == len(p.s) {
-			return errKVIncomplete
+			return errNeedMore
 		}
 		if p.s[p.i] == '}' {
 			p.i++
@@ -255,7 +252,7 @@ func (p *kvParser) object(depth int) error {
 			p.i++
 			p.space()
 			if p.i == len(p.s) {
-				return errKVIncomplete
+				return errNeedMore
 			}
 			if p.s[p.i] == '}' { // trailing comma
 				p.i++
@@ -288,14 +285,14 @@ func (p *kvParser) key() (string, error) {
 		key = v
 		p.space()
 	case strings.HasPrefix(p.quote, p.s[p.i:]):
-		return "", errKVIncomplete
+		return "", errNeedMore
 	default:
 		j := p.i
 		for j < len(p.s) && !strings.ContainsRune(":,{}[]<", rune(p.s[j])) {
 			j++
 		}
 		if j == len(p.s) {
-			return "", errKVIncomplete
+			return "", errNeedMore
 		}
 		key = strings.TrimSpace(p.s[p.i:j])
 		if key == "" {
@@ -304,7 +301,7 @@ func (p *kvParser) key() (string, error) {
 		p.i = j
 	}
 	if p.i == len(p.s) {
-		return "", errKVIncomplete
+		return "", errNeedMore
 	}
 	if p.s[p.i] != ':' {
 		return "", errors.New("expected ':' after key " + kvQuoteJSON(key))
@@ -320,14 +317,14 @@ func (p *kvParser) stringValue() (string, error) {
 		start := p.i + len(p.quote)
 		end := strings.Index(p.s[start:], p.quote)
 		if end < 0 {
-			return "", errKVIncomplete
+			return "", errNeedMore
 		}
 		p.i = start + end + len(p.quote)
 		return p.s[start : start+end], nil
 	}
 	n, complete := jsonValueEnd(p.s[p.i:])
 	if !complete {
-		return "", errKVIncomplete
+		return "", errNeedMore
 	}
 	if end, escaped, ok := scanJSONString(p.s, p.i); ok && end == p.i+n {
 		if v, plain := plainJSONString(p.s[p.i:end], escaped); plain {
@@ -347,7 +344,7 @@ func (p *kvParser) stringValue() (string, error) {
 func (p *kvParser) value(depth int) error {
 	p.space()
 	if p.i == len(p.s) {
-		return errKVIncomplete
+		return errNeedMore
 	}
 	rest := p.s[p.i:]
 	switch {
@@ -359,7 +356,7 @@ func (p *kvParser) value(depth int) error {
 		p.writeQuoted(v)
 		return nil
 	case strings.HasPrefix(p.quote, rest):
-		return errKVIncomplete
+		return errNeedMore
 	case rest[0] == '{':
 		return p.object(depth + 1)
 	case rest[0] == '[':
@@ -371,7 +368,7 @@ func (p *kvParser) value(depth int) error {
 		j++
 	}
 	if j == len(p.s) {
-		return errKVIncomplete
+		return errNeedMore
 	}
 	raw := strings.TrimSpace(p.s[p.i:j])
 	if raw == "" {
@@ -396,7 +393,7 @@ func (p *kvParser) array(depth int) error {
 	for first := true; ; first = false {
 		p.space()
 		if p.i == len(p.s) {
-			return errKVIncomplete
+			return errNeedMore
 		}
 		if p.s[p.i] == ']' {
 			p.i++
@@ -410,7 +407,7 @@ func (p *kvParser) array(depth int) error {
 			p.i++
 			p.space()
 			if p.i == len(p.s) {
-				return errKVIncomplete
+				return errNeedMore
 			}
 			if p.s[p.i] == ']' {
 				p.i++

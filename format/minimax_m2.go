@@ -89,49 +89,49 @@ func m2Section(buf string, final bool, tools []chat.Tool) (int, []call, bool, er
 	for {
 		ok, err := c.peek(m2Invoke)
 		if err != nil {
-			return rawResult(0, nil, err)
+			return sectionResult(0, nil, err)
 		}
 		if !ok {
 			break
 		}
 		name, err := c.attr("the invoke name")
 		if err != nil {
-			return rawResult(0, nil, err)
+			return sectionResult(0, nil, err)
 		}
 		c.space()
 		if err := c.expect(">", "the end of the invoke tag"); err != nil {
-			return rawResult(0, nil, err)
+			return sectionResult(0, nil, err)
 		}
 		var keys, values []string
 		for {
 			c.space()
 			ok, err := c.peek(m2Parameter)
 			if err != nil {
-				return rawResult(0, nil, err)
+				return sectionResult(0, nil, err)
 			}
 			if !ok {
 				break
 			}
 			key, err := c.attr("a parameter name")
 			if err != nil {
-				return rawResult(0, nil, err)
+				return sectionResult(0, nil, err)
 			}
 			c.space()
 			if err := c.expect(">", "the end of the parameter tag"); err != nil {
-				return rawResult(0, nil, err)
+				return sectionResult(0, nil, err)
 			}
 			value, err := c.until(m2ParameterClose, "parameter "+key)
 			if err != nil {
-				return rawResult(0, nil, err)
+				return sectionResult(0, nil, err)
 			}
 			keys, values = append(keys, key), append(values, value)
 		}
 		if err := c.expect(m2InvokeClose, "the end of invoke "+name); err != nil {
-			return rawResult(0, nil, err)
+			return sectionResult(0, nil, err)
 		}
 		args, err := typedArgs(tools, name, keys, values)
 		if err != nil {
-			return rawResult(0, nil, err)
+			return sectionResult(0, nil, err)
 		}
 		calls = append(calls, call{name: name, args: args})
 		end = c.i

@@ -72,18 +72,18 @@ func m3Section(buf string, final bool, tools []chat.Tool) (int, []call, bool, er
 	for {
 		ok, err := c.peek(m3NS + `<invoke name=`)
 		if err != nil {
-			return rawResult(0, nil, err)
+			return sectionResult(0, nil, err)
 		}
 		if !ok {
 			break
 		}
 		name, err := c.attr("the invoke name")
 		if err != nil {
-			return rawResult(0, nil, err)
+			return sectionResult(0, nil, err)
 		}
 		c.space()
 		if err := c.expect(">", "the end of the invoke tag"); err != nil {
-			return rawResult(0, nil, err)
+			return sectionResult(0, nil, err)
 		}
 		params, _ := toolSchema(tools, name)
 		var keys []string
@@ -92,21 +92,21 @@ func m3Section(buf string, final bool, tools []chat.Tool) (int, []call, bool, er
 			c.space()
 			done, err := c.peek(m3NS + "</invoke>")
 			if err != nil {
-				return rawResult(0, nil, err)
+				return sectionResult(0, nil, err)
 			}
 			if done {
 				break
 			}
 			n, err := m3Element(c, 0)
 			if err != nil {
-				return rawResult(0, nil, err)
+				return sectionResult(0, nil, err)
 			}
 			keys = append(keys, n.key)
 			values = append(values, m3Value(n, schemaPart(params, "properties", n.key, 0)))
 		}
 		args, err := encodeArgs(keys, values)
 		if err != nil {
-			return rawResult(0, nil, err)
+			return sectionResult(0, nil, err)
 		}
 		calls = append(calls, call{name: name, args: args})
 		end = c.i

@@ -9,7 +9,7 @@ import (
 
 // rawScan walks a tool-call section of the families whose arguments are raw
 // text between tags (qwen3-coder-xml, seed-oss, glm-4.5-4.7, laguna,
-// minimax-m2, minimax-m3). Its methods return errRawMore only while the
+// minimax-m2, minimax-m3). Its methods return errNeedMore only while the
 // output has not ended and what is left could still become what they expect;
 // at the end of the output (final) they decide. Any other error is final: the
 // section is malformed whatever follows.
@@ -18,8 +18,6 @@ type rawScan struct {
 	i     int
 	final bool
 }
-
-var errRawMore = errors.New("the section is not complete yet")
 
 func (c *rawScan) rest() string { return c.s[c.i:] }
 func (c *rawScan) atEnd() bool  { return c.i >= len(c.s) }
@@ -32,7 +30,7 @@ func (c *rawScan) space() {
 }
 
 // peek consumes tok if the rest starts with it and reports whether it did.
-// errRawMore: the rest is a proper prefix of tok and the output goes on.
+// errNeedMore: the rest is a proper prefix of tok and the output goes on.
 func (c *rawScan) peek(tok string) (bool, error) {
 	r := c.rest()
 	if strings.HasPrefix(r, tok) {
@@ -40,7 +38,7 @@ func (c *rawScan) peek(tok string) (bool, error) {
 		return true, nil
 	}
 	if !c.final && strings.HasPrefix(tok, r) {
-		return false, errRawMore
+		return false, errNeedMore
 	}
 	return false, nil
 }
@@ -80,7 +78,7 @@ func (c *rawScan) untilOf(tok, what, what2 string) (string, error) {
 	j := strings.Index(r, tok)
 	if j < 0 {
 		if !c.final {
-			return "", errRawMore
+			return "", errNeedMore
 		}
 		return "", errors.New(what + what2 + " is not closed by " + tok)
 	}
@@ -94,7 +92,7 @@ func (c *rawScan) upto(tok, what string) (string, error) {
 	j := strings.Index(r, tok)
 	if j < 0 {
 		if !c.final {
-			return "", errRawMore
+			return "", errNeedMore
 		}
 		return "", errors.New(what + " is not closed by " + tok)
 	}
@@ -120,7 +118,7 @@ func (c *rawScan) name(end byte, what string) (string, error) {
 		}
 	}
 	if !c.final {
-		return "", errRawMore
+		return "", errNeedMore
 	}
 	return "", errors.New(what + " does not end with " + strconv.Quote(string(end)))
 }
@@ -130,7 +128,7 @@ func (c *rawScan) name(end byte, what string) (string, error) {
 func (c *rawScan) attr(what string) (string, error) {
 	if c.atEnd() {
 		if !c.final {
-			return "", errRawMore
+			return "", errNeedMore
 		}
 		return "", errors.New(what + " is missing")
 	}
@@ -149,7 +147,6 @@ func (c *rawScan) attr(what string) (string, error) {
 // opener is rejected at once instead of held back to the end.
 const maxRawName = 512
 
-// rawResult turns a section parse into the sectionFunc results.
 // finishInvokes ends a section of invoke elements once no further invoke
 // follows at the cursor: the close tag takes the section to after it; the end
 // of the output, or other text after at least one call, ends it after the last
@@ -160,7 +157,7 @@ func (c *rawScan) finishInvokes(calls []call, end int, closeTag string) (int, []
 	}
 	closed, err := c.peek(closeTag)
 	if err != nil {
-		return rawResult(0, nil, err)
+		return sectionResult(0, nil, err)
 	}
 	if closed {
 		return c.i, calls, false, nil
@@ -169,16 +166,6 @@ func (c *rawScan) finishInvokes(calls []call, end int, closeTag string) (int, []
 		return end, calls, false, nil
 	}
 	return 0, nil, false, errors.New("expected an invoke element or " + closeTag + c.found())
-}
-
-func rawResult(n int, calls []call, err error) (int, []call, bool, error) {
-	switch {
-	case errors.Is(err, errRawMore):
-		return 0, nil, true, nil
-	case err != nil:
-		return 0, nil, false, err
-	}
-	return n, calls, false, nil
 }
 
 // leadingClose wraps a family's engine when the request neither forced

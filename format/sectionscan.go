@@ -9,20 +9,6 @@ import (
 // section parsers share (DeepSeek V3 and V3.1, DSML, Kimi K2, Kimi K3):
 // literals, spaces, text up to a marker, a JSON object, attributes.
 
-// errNeedMore says a section cannot be decided before more output arrives.
-var errNeedMore = errors.New("need more output")
-
-// sectionResult turns a section parse into a sectionFunc's results.
-func sectionResult(n int, calls []call, err error) (int, []call, bool, error) {
-	if errors.Is(err, errNeedMore) {
-		return 0, nil, true, nil
-	}
-	if err != nil {
-		return 0, nil, false, err
-	}
-	return n, calls, false, nil
-}
-
 // secScan walks a tool-call section. Its methods return errNeedMore only when
 // the output has not ended; at the end of the output (final) they decide.
 type secScan struct {

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"errors"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -22,6 +23,25 @@ type call struct {
 // error means the text is not a valid section: it stays content, and the error
 // becomes a diagnostic.
 type sectionFunc func(buf string, final bool) (n int, calls []call, needMore bool, err error)
+
+// errNeedMore is the scanners' one "need more input" signal: the text ends
+// before the construct it scans does, and what is there could still become
+// it. Scanners that know final (secScan, rawScan) return it only while the
+// output goes on; sectionResult turns it into a sectionFunc's needMore, and
+// a section parser that gets it at the end of the output reports the section
+// incomplete.
+var errNeedMore = errors.New("the section is not complete yet")
+
+// sectionResult turns a section parse into a sectionFunc's results.
+func sectionResult(n int, calls []call, err error) (int, []call, bool, error) {
+	if errors.Is(err, errNeedMore) {
+		return 0, nil, true, nil
+	}
+	if err != nil {
+		return 0, nil, false, err
+	}
+	return n, calls, false, nil
+}
 
 // markup describes a family whose output is optional reasoning between two
 // markers, then content in which tool-call sections appear, opened by a marker.
