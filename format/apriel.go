@@ -24,7 +24,7 @@ func init() {
 		ResponseTemplate: aprielResponseTemplate,
 		New:              func(o Options) Parser { return &aprielParser{opts: o} },
 		Detect: func(t string) bool {
-			return strings.Contains(t, aprielCallOpen+"[") && strings.Contains(t, "<|end|>")
+			return strings.Contains(t, aprielCallOpen+"[") && strings.Contains(t, endToken)
 		},
 	})
 }
@@ -35,8 +35,8 @@ const (
 	aprielFinalClose    = "[END FINAL RESPONSE]"
 	aprielThinkingOpen  = "<thinking>"
 	aprielThinkingClose = "</thinking>"
-	aprielCallOpen      = "<tool_calls>"
-	aprielCallClose     = "</tool_calls>"
+	aprielCallOpen      = toolCallsTag
+	aprielCallClose     = toolCallsEndTag
 )
 
 // aprielAssistant start an assistant turn in Apriel's prompts (1.6, 1.5).

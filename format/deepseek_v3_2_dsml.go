@@ -29,10 +29,10 @@ func init() {
 		Calls:              dsmlCalls(),
 		NoResponseTemplate: "a parameter's string attribute says whether its value is raw text or JSON, which no value parser can read",
 		Aliases:            []string{"deepseek_v32", "deepseek_v4", "deepseekv32", "deepseekv4"},
-		ThinkOpen:          "<think>",
+		ThinkOpen:          thinkTag,
 		New: func(o Options) Parser {
 			return newEngine(&markup{
-				thinkOpen: "<think>", thinkClose: "</think>",
+				thinkOpen: thinkTag, thinkClose: thinkEndTag,
 				callOpen:         []string{dsmlFunctionCalls, dsmlToolCalls},
 				callEndsThinking: true,
 				section: func(buf string, final bool) (int, []call, bool, error) {

@@ -34,7 +34,7 @@ func init() {
 }
 
 const (
-	ffAssistant = "<|assistant|>" // starts an assistant turn in FireFunction's prompts
+	ffAssistant = assistantToken // starts an assistant turn in FireFunction's prompts
 	ffOpen      = "functools["
 )
 

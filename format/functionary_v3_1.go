@@ -34,9 +34,9 @@ func init() {
 }
 
 const (
-	fv31Open   = "<function="
-	fv31Close  = "</function>"
-	fv31Python = "<|python_tag|>"
+	fv31Open   = xmlFunctionOpen
+	fv31Close  = xmlFunctionClose
+	fv31Python = llamaPythonTag
 )
 
 // fv31Ends are the tokens that end a code-interpreter call, when the runtime

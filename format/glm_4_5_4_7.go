@@ -46,13 +46,13 @@ func init() {
 }
 
 const (
-	glmOpen      = "<tool_call>"
-	glmClose     = "</tool_call>"
+	glmOpen      = toolCallTag
+	glmClose     = toolCallEndTag
 	glmKeyOpen   = "<arg_key>"
 	glmKeyClose  = "</arg_key>"
 	glmValOpen   = "<arg_value>"
 	glmValClose  = "</arg_value>"
-	glmAssistant = "<|assistant|>" // starts an assistant turn in GLM's prompts
+	glmAssistant = assistantToken // starts an assistant turn in GLM's prompts
 )
 
 // glmResponseTemplate reads one call per <tool_call> block (kvTags): the name

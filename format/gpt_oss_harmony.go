@@ -39,7 +39,7 @@ const (
 	hmChannel   = "<|channel|>"
 	hmMessage   = "<|message|>"
 	hmConstrain = "<|constrain|>"
-	hmEnd       = "<|end|>"
+	hmEnd       = endToken
 	hmCall      = "<|call|>"
 	hmReturn    = "<|return|>"
 	// harmonyThinkOpen ends a prompt that leaves the analysis message open.

@@ -40,8 +40,8 @@ func init() {
 const (
 	graniteAssistant     = "<|start_of_role|>assistant<|end_of_role|>" // starts an assistant turn in Granite's prompts
 	graniteOpen          = "<|tool_call|>"
-	graniteAltOpen       = "<tool_call>"
-	graniteAltClose      = "</tool_call>"
+	graniteAltOpen       = toolCallTag
+	graniteAltClose      = toolCallEndTag
 	graniteResponseOpen  = "<response>"
 	graniteResponseClose = "</response>"
 )

@@ -46,8 +46,8 @@ func init() {
 const (
 	// rekaAssistant starts one in Reka-Edge's.
 	rekaAssistant = "<sep>assistant:"
-	hermesOpen    = "<tool_call>"
-	hermesClose   = "</tool_call>"
+	hermesOpen    = toolCallTag
+	hermesClose   = toolCallEndTag
 )
 
 // hermesSection parses one <tool_call>…</tool_call> block. Its end marker may

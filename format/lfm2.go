@@ -16,10 +16,10 @@ func init() {
 		Calls:              lfm2Calls(),
 		NoResponseTemplate: "calls are a Python call list (or JSON) between the markers: no content parser reads Python calls, and the per-call delimiters a tag pattern needs (TRL's ', NAME(' opener) also fire in the answer's text",
 		Aliases:            []string{"lfm2-thinking"},
-		ThinkOpen:          "<think>",
+		ThinkOpen:          thinkTag,
 		New: func(o Options) Parser {
 			return newEngine(&markup{
-				thinkOpen: "<think>", thinkClose: "</think>",
+				thinkOpen: thinkTag, thinkClose: thinkEndTag,
 				callOpen:         []string{lfm2Open},
 				callEndsThinking: true,
 				answerTrimmed:    true, // FORMATS.md: "Leading whitespace before a direct answer is dropped"

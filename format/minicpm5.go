@@ -39,7 +39,7 @@ func init() {
 
 const (
 	mcpmOpen       = `<function name="`
-	mcpmClose      = "</function>"
+	mcpmClose      = xmlFunctionClose
 	mcpmParam      = `<param name="`
 	mcpmParamClose = "</param>"
 	cdataOpen      = "<![CDATA["

@@ -26,10 +26,10 @@ func init() {
 		Calls:              m1Calls(),
 		NoResponseTemplate: "one block holds several calls, one JSON object per line, with no marker between them: a region gives one value, and an opener for the next call (a newline before {) would fire anywhere in the content",
 		Aliases:            []string{"minimax"},
-		ThinkOpen:          "<think>",
+		ThinkOpen:          thinkTag,
 		New: func(o Options) Parser {
 			return newEngine(&markup{
-				thinkOpen: "<think>", thinkClose: "</think>",
+				thinkOpen: thinkTag, thinkClose: thinkEndTag,
 				callOpen: []string{m1Open},
 				section:  m1Section,
 			}, o)
@@ -42,8 +42,8 @@ func init() {
 }
 
 const (
-	m1Open  = "<tool_calls>"
-	m1Close = "</tool_calls>"
+	m1Open  = toolCallsTag
+	m1Close = toolCallsEndTag
 )
 
 // m1Section parses one <tool_calls> block:

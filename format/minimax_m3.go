@@ -48,8 +48,8 @@ func init() {
 
 const (
 	m3NS       = "]<]minimax[>["
-	m3Open     = m3NS + "<tool_call>"
-	m3Close    = m3NS + "</tool_call>"
+	m3Open     = m3NS + toolCallTag
+	m3Close    = m3NS + toolCallEndTag
 	m3MaxDepth = 64
 )
 

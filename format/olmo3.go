@@ -17,10 +17,10 @@ func init() {
 		Calls:              olmo3Calls(),
 		NoResponseTemplate: "calls are Python calls, one per line, with Python literal values: no content parser reads them",
 		Aliases:            []string{"olmo3-think"},
-		ThinkOpen:          "<think>",
+		ThinkOpen:          thinkTag,
 		New: func(o Options) Parser {
 			return newEngine(&markup{
-				thinkOpen: "<think>", thinkClose: "</think>",
+				thinkOpen: thinkTag, thinkClose: thinkEndTag,
 				callOpen:         []string{olmo3Open},
 				callEndsThinking: true,
 				section:          pyBlockSection(olmo3Open, olmo3Close, pyBlock{}),

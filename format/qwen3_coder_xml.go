@@ -42,8 +42,8 @@ func init() {
 }
 
 const (
-	qwenXMLOpen  = "<tool_call>"
-	qwenXMLClose = "</tool_call>"
+	qwenXMLOpen  = toolCallTag
+	qwenXMLClose = toolCallEndTag
 )
 
 // qwenXMLResponseTemplate reads the blocks of function elements.

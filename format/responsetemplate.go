@@ -52,14 +52,6 @@ func (t *ResponseTemplate) JSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// Markers many families share.
-const (
-	thinkTag    = "<think>"
-	thinkEndTag = "</think>"
-	// chatMLAssistant starts an assistant turn in ChatML prompts.
-	chatMLAssistant = "<|im_start|>assistant\n"
-)
-
 // patternOf makes a marker a literal inside a pattern. Go's escapes are valid
 // Python ones.
 func patternOf(marker string) string { return regexp.QuoteMeta(marker) }

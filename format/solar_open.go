@@ -37,7 +37,7 @@ func init() {
 
 const (
 	solarThink     = "<|think|>"
-	solarEnd       = "<|end|>"
+	solarEnd       = endToken
 	solarBegin     = "<|begin|>"
 	solarAssistant = "<|begin|>assistant"
 	solarContent   = "<|content|>"

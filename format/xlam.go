@@ -31,11 +31,11 @@ func init() {
 }
 
 const (
-	xlamToolCalls = "[TOOL_CALLS]"
+	xlamToolCalls = mistralCalls
 	xlamFence     = "```json"
 	xlamFenceEnd  = "```"
-	xlamTag       = "<tool_call>"
-	xlamTagEnd    = "</tool_call>"
+	xlamTag       = toolCallTag
+	xlamTagEnd    = toolCallEndTag
 )
 
 // xlamLead recognises a bare array at the start of the output.
