@@ -143,7 +143,16 @@ func TestLiveOllamaLoadUnload(t *testing.T) {
 	if err := o.Load(context.Background(), model, ptr(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	exp, loaded := psModels(t, srv.URL)[model]
+	// Ollama answers the load before its scheduler has moved the expiry of a
+	// model that was loaded already (by an earlier test): /api/ps is read
+	// again until it has (a bound, not a measure).
+	var exp time.Time
+	var loaded bool
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if exp, loaded = psModels(t, srv.URL)[model]; loaded && !exp.Before(before.Add(59*time.Minute)) {
+			break
+		}
+	}
 	if !loaded || exp.Before(before.Add(59*time.Minute)) || exp.After(time.Now().Add(61*time.Minute)) {
 		t.Fatalf("after Load with an hour: loaded %v, expires %v (%v from now)", loaded, exp, time.Until(exp))
 	}
