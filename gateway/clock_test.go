@@ -39,7 +39,7 @@ func TestLimitDefaults(t *testing.T) {
 		want time.Duration
 	}{
 		"list_timeout": {l.ListTimeout, 2 * time.Second}, "local_list_timeout": {l.LocalListTimeout, 10 * time.Second},
-		"mark_down": {l.MarkDown, 10 * time.Second}, "prepare_timeout": {l.PrepareTimeout, time.Minute},
+		"mark_down": {l.MarkDown, 10 * time.Second}, "prepare_timeout": {l.PrepareTimeout, time.Minute}, "prepare_ttl": {l.PrepareTTL, 10 * time.Minute},
 		"retry_first": {l.RetryFirst, time.Second}, "retry_max": {l.RetryMax, time.Minute},
 		"connect_retry_timeout": {l.ConnectRetryTimeout, 30 * time.Second}, "detect_timeout": {l.DetectTimeout, 5 * time.Second},
 		"lost_for": {l.LostFor, 10 * time.Minute}, "catalog_wait": {l.CatalogWait, 10 * time.Second},
@@ -213,5 +213,42 @@ func TestLostRuntimeForgottenAfterLostFor(t *testing.T) {
 	clock.advance(2 * time.Minute)
 	if got := status(); got != http.StatusNotFound {
 		t.Errorf("past lost_for: status %d, want 404", got)
+	}
+}
+
+// A model's preparation stands for limits.prepare_ttl on the gateway's
+// clock: a template changed on the runtime before it is not read; after it,
+// the next request is still served with the old one while the model is
+// prepared again in the background, and the requests after that get the
+// new template.
+func TestPreparationRefreshedAfterTTL(t *testing.T) {
+	clock := newFakeClock()
+	rt := templateRuntime(`{% for m in messages %}A:{{ m.content }}{% endfor %}`)
+	ts := newFakeGatewayWith(t, Config{Limits: Limits{PrepareTTL: Duration(10 * time.Minute)}}, Hooks{Clock: clock}, rt)
+	prompt := func() string {
+		t.Helper()
+		resp := post(t, ts.URL+"/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"x"}]}`)
+		resp.Body.Close()
+		rt.mu.Lock()
+		defer rt.mu.Unlock()
+		return rt.completes[len(rt.completes)-1].Prompt
+	}
+	if p := prompt(); p != "A:x" {
+		t.Fatalf("prompt %q", p)
+	}
+	rt.mu.Lock()
+	rt.models["m"] = backend.ModelInfo{Template: `{% for m in messages %}B:{{ m.content }}{% endfor %}`, TemplateOrigin: "test", EOSToken: "</s>"}
+	rt.mu.Unlock()
+	clock.advance(9 * time.Minute)
+	if p := prompt(); p != "A:x" || rt.infos != 1 {
+		t.Fatalf("before prepare_ttl: prompt %q after %d preparations, want the old template after 1", p, rt.infos)
+	}
+	clock.advance(time.Minute)
+	if p := prompt(); p != "A:x" {
+		t.Fatalf("the request that starts the refresh waited for it: prompt %q", p)
+	}
+	eventually(t, "the new template was never read", func() bool { return prompt() == "B:x" })
+	if rt.infos != 2 {
+		t.Errorf("%d preparations, want 2", rt.infos)
 	}
 }

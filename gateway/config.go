@@ -161,6 +161,11 @@ type Limits struct {
 	// PrepareTimeout bounds a model's preparation: the runtime describing
 	// it, its template and tokenizer read (default 1m).
 	PrepareTimeout Duration `json:"prepare_timeout,omitempty"`
+	// PrepareTTL is how long a model's preparation stands: after it, the
+	// next request starts a new one in the background (served by the old
+	// one meanwhile), so that a model pulled again with a new template is
+	// read again without a restart (default 10m; -1 never).
+	PrepareTTL Duration `json:"prepare_ttl,omitempty"`
 	// RetryFirst and RetryMax bound the delay before what could not be set
 	// up is tried again (a configured upstream, a model the runtime did not
 	// describe, a failed listing): it doubles from RetryFirst (default 1s)
@@ -417,7 +422,7 @@ func (c Config) withDefaults() Config {
 		value time.Duration
 	}{
 		{&c.Limits.ListTimeout, 2 * time.Second}, {&c.Limits.LocalListTimeout, 10 * time.Second},
-		{&c.Limits.MarkDown, 10 * time.Second}, {&c.Limits.PrepareTimeout, time.Minute},
+		{&c.Limits.MarkDown, 10 * time.Second}, {&c.Limits.PrepareTimeout, time.Minute}, {&c.Limits.PrepareTTL, 10 * time.Minute},
 		{&c.Limits.RetryFirst, time.Second}, {&c.Limits.RetryMax, time.Minute},
 		{&c.Limits.ConnectRetryTimeout, 30 * time.Second}, {&c.Limits.DetectTimeout, 5 * time.Second},
 		{&c.Limits.LostFor, 10 * time.Minute}, {&c.Limits.CatalogWait, 10 * time.Second},

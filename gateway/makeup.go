@@ -87,6 +87,13 @@ func (p *promptRate) observe(tokens int, ms float64) {
 	}
 }
 
+// set starts the rate at r (a model prepared again keeps what was measured).
+func (p *promptRate) set(r float64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.rate = r
+}
+
 func (p *promptRate) tokensPerSecond() float64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -75,6 +75,11 @@ type modelState struct {
 	retry    bool
 	retryAt  time.Time
 	failures int
+	// preparedAt is when the preparation finished; after
+	// limits.prepare_ttl the model is prepared again in the background
+	// (refreshing), its requests served from this one meanwhile.
+	preparedAt time.Time
+	refreshing bool
 }
 
 // route is where one request goes.
@@ -280,6 +285,10 @@ func (s *Server) prepare(ctx context.Context, u *upstream, model string) (*model
 		st = cmp.Or(st, &modelState{ready: make(chan struct{})})
 		u.prepared[model] = st
 	}
+	if ok && st.refreshDue(s.now(), time.Duration(s.cfg.Limits.PrepareTTL)) {
+		st.refreshing = true
+		s.background(func(life context.Context) { s.refresh(life, u, model, st) })
+	}
 	u.mu.Unlock()
 	if !ok {
 		work := func(life context.Context) {
@@ -299,6 +308,42 @@ func (s *Server) prepare(ctx context.Context, u *upstream, model string) (*model
 	}
 }
 
+// refreshDue reports whether a finished, successful preparation is older
+// than ttl (0: never) and no refresh runs. The caller holds the upstream's mu.
+func (st *modelState) refreshDue(now time.Time, ttl time.Duration) bool {
+	select {
+	case <-st.ready:
+		return ttl > 0 && !st.retry && !st.refreshing && now.Sub(st.preparedAt) >= ttl
+	default:
+		return false
+	}
+}
+
+// refresh prepares model again, in the background, while old serves it:
+// the runtime's template may have changed (a model pulled again). A
+// preparation that succeeds replaces old for the requests after it (the
+// trace's why says it was read again, and whether it changed); one that
+// fails for the runtime's sake leaves old serving until the next ttl.
+func (s *Server) refresh(life context.Context, u *upstream, model string, old *modelState) {
+	pctx, cancel := context.WithTimeout(life, time.Duration(s.cfg.Limits.PrepareTimeout))
+	defer cancel()
+	next := &modelState{ready: make(chan struct{})}
+	s.prepareModel(pctx, u, model, next)
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if next.retry || pctx.Err() != nil {
+		old.refreshing, old.preparedAt = false, s.now()
+		return
+	}
+	next.rate.set(old.rate.tokensPerSecond())
+	change := "unchanged"
+	if next.tplSource != old.tplSource {
+		change = "changed"
+	}
+	next.why = append(next.why, fmt.Sprintf("prepared again after limits.prepare_ttl (%s): the template is %s", time.Duration(s.cfg.Limits.PrepareTTL), change))
+	u.prepared[model] = next
+}
+
 // retryDue reports whether a finished preparation failed for the runtime's
 // sake and its backoff has passed by now. The caller holds the upstream's mu.
 func (st *modelState) retryDue(now time.Time) bool {
@@ -313,6 +358,7 @@ func (st *modelState) retryDue(now time.Time) bool {
 // prepareModel fills st in and closes its ready channel.
 func (s *Server) prepareModel(ctx context.Context, u *upstream, model string, st *modelState) {
 	defer close(st.ready)
+	defer func() { st.preparedAt = s.now() }() // before ready is closed
 	s.findTemplate(ctx, u, model, st)
 	if st.tpl == nil {
 		return
