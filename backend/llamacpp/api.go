@@ -137,11 +137,20 @@ var (
 	llamaMemorySeqPosMin     func(m llamaMemory, seq int32) int32        // -1 for an empty sequence
 	llamaMemorySeqPosMax     func(m llamaMemory, seq int32) int32        // -1 for an empty sequence
 	llamaVocabNTokens        func(v llamaVocab) int32
-	llamaVocabIsEOG          func(v llamaVocab, t llamaToken) bool
-	llamaVocabBOS            func(v llamaVocab) llamaToken
-	llamaVocabEOS            func(v llamaVocab) llamaToken
-	llamaTokenize            func(v llamaVocab, text *byte, textLen int32, tokens *llamaToken, nMax int32, addSpecial, parseSpecial bool) int32
-	llamaTokenToPiece        func(v llamaVocab, t llamaToken, buf *byte, length int32, lstrip int32, special bool) int32
+	// The sequence states (slotsave.go): get_size is the exact size of
+	// sequence seq's state (its cells), get_data copies it into dst of size
+	// bytes, set_data reads one (as get_data wrote it) from src of size
+	// bytes into sequence seq, never past src's end. get_data and set_data
+	// return the bytes copied or read, 0 on failure (llama.cpp logs why);
+	// a failed set_data leaves the sequence empty.
+	llamaStateSeqGetSize func(c llamaContext, seq int32) uintptr
+	llamaStateSeqGetData func(c llamaContext, dst *byte, size uintptr, seq int32) uintptr
+	llamaStateSeqSetData func(c llamaContext, src *byte, size uintptr, seq int32) uintptr
+	llamaVocabIsEOG      func(v llamaVocab, t llamaToken) bool
+	llamaVocabBOS        func(v llamaVocab) llamaToken
+	llamaVocabEOS        func(v llamaVocab) llamaToken
+	llamaTokenize        func(v llamaVocab, text *byte, textLen int32, tokens *llamaToken, nMax int32, addSpecial, parseSpecial bool) int32
+	llamaTokenToPiece    func(v llamaVocab, t llamaToken, buf *byte, length int32, lstrip int32, special bool) int32
 
 	llamaSamplerChainInit   func(params uintptr) llamaSampler // struct llama_sampler_chain_params {bool no_perf} in a register
 	llamaSamplerChainAdd    func(chain, s llamaSampler)

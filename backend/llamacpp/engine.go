@@ -96,6 +96,16 @@ type Options struct {
 	// (release.go). The weights stay loaded (KeepAlive unloads them). 0
 	// keeps it for ever.
 	IdleRelease time.Duration
+	// SlotSaveDir, when set, is a directory where each model's slots are
+	// saved (their tokens and KV cells, one pair of files a slot) when its
+	// context is freed: the engine closes, the model is unloaded, or the
+	// idle release frees its KV cache. When the context is made again the
+	// saved slots are read back, so that a restarted gateway serves an
+	// agent's long prefix from the cache (slotsave.go). A state saved for
+	// another model file, context size or KV cache type, or a damaged
+	// file, is ignored with a SlotStateIgnored event. Nothing is saved
+	// with NoPromptReuse.
+	SlotSaveDir string
 	// KeepAlive, when above 0, unloads a model (its weights and its
 	// context) after that long without a request; the next request loads
 	// it again (lifecycle.go). 0 keeps a loaded model loaded.
@@ -221,7 +231,8 @@ func New(opts Options) (*Engine, error) {
 		if err != nil {
 			return nil, fmt.Errorf("model %s: %w", p, err)
 		}
-		e.byID[id] = &model{id: id, path: p, meta: g, noReuse: opts.NoPromptReuse, seed: opts.Seed, pool: e.pool}
+		e.byID[id] = &model{id: id, path: p, meta: g, noReuse: opts.NoPromptReuse, seed: opts.Seed, pool: e.pool,
+			saveDir: opts.SlotSaveDir, kvBudget: opts.KVBudget}
 		e.models = append(e.models, e.byID[id])
 	}
 	if err := Load(opts.LibDir); err != nil {

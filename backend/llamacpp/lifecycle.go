@@ -58,6 +58,15 @@ const (
 	LoadFailed
 	// Unloaded: the weights and the context were freed (Why).
 	Unloaded
+	// SlotsSaved: the slots were written to Options.SlotSaveDir before
+	// the context was freed (Why says how many, how many tokens).
+	SlotsSaved
+	// SlotsRestored: saved slots were read back into a context just made
+	// (Why).
+	SlotsRestored
+	// SlotStateIgnored: a warning; a slot's state was not saved, or a
+	// saved one not read back (Err says which file and why).
+	SlotStateIgnored
 )
 
 // LoadEvent is one step of a model's lifecycle, for Options.OnLoad.
@@ -306,6 +315,7 @@ func (m *model) loadWeights() error {
 	for _, sl := range m.slots {
 		sl.cached, sl.used = sl.cached[:0], 0
 	}
+	m.restoreSlots()
 	m.released.Store(false)
 	m.loads.Add(1)
 	m.event(LoadEvent{Kind: Loaded, Size: size, Took: time.Since(start)})
@@ -331,6 +341,7 @@ func (m *model) unload(why string) {
 	if m.m == 0 || len(m.active) > 0 {
 		return
 	}
+	m.saveSlots()
 	m.freeContext()
 	llamaModelFree(m.m)
 	m.m = 0

@@ -57,6 +57,11 @@ type model struct {
 	// seed is the seed of requests that set none (Options.Seed); nil: a
 	// random one.
 	seed *int64
+	// saveDir is where the slots are saved (Options.SlotSaveDir; "":
+	// nowhere), and kvBudget Options.KVBudget, a bound on a saved state
+	// when a token's KV bytes are unknown (slotsave.go).
+	saveDir  string
+	kvBudget int64
 	// cp are the parameters the context was made with, made again with
 	// after a release (release.go); idleRelease, released and releases
 	// are release.go's.
@@ -196,6 +201,7 @@ func (m *model) free() {
 			close(m.quit)
 			<-m.done
 		}
+		m.saveSlots()
 		m.freeContext()
 		if m.m != 0 {
 			llamaModelFree(m.m)

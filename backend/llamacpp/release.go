@@ -20,6 +20,7 @@ func (m *model) releaseKV() {
 	if m.released.Load() || len(m.active) > 0 || m.lctx == 0 {
 		return
 	}
+	m.saveSlots()
 	if m.batch.token != nil {
 		batchFree(m.batch)
 		m.batch = batch{}
@@ -57,6 +58,7 @@ func (m *model) restoreKV(ctx context.Context) error {
 		m.lctx = 0
 		return fail(fmt.Errorf("model %s: llama_batch_init of %d tokens failed", m.path, m.nBatch))
 	}
+	m.restoreSlots()
 	m.released.Store(false)
 	return nil
 }
