@@ -270,6 +270,12 @@ type Engine struct {
 	// IdleRelease frees a model's context (its KV cache) after that long
 	// without a request; the next request makes it again. 0 never does.
 	IdleRelease Duration `json:"idle_release,omitempty"`
+	// SlotSaveDir is a folder where each model's cached conversations (its
+	// slots' tokens and KV cells) are saved when its context is freed (serve
+	// stops, the model is unloaded, idle_release), and read back when the
+	// context is made again; empty saves nothing. Relative to the config
+	// file's folder.
+	SlotSaveDir string `json:"slot_save_dir,omitempty"`
 	// Preload loads every model at start; without it each is loaded by
 	// its first request (its header and vocabulary are read at start).
 	Preload bool `json:"preload,omitempty"`
@@ -361,6 +367,9 @@ func LoadConfig(path string) (Config, error) {
 	}
 	if c.Engine.LlamaLib != "" {
 		c.Engine.LlamaLib = beside(dir, c.Engine.LlamaLib)
+	}
+	if c.Engine.SlotSaveDir != "" {
+		c.Engine.SlotSaveDir = beside(dir, c.Engine.SlotSaveDir)
 	}
 	if c.Traces.DB != "" && !trace.IsURL(c.Traces.DB) {
 		c.Traces.DB = beside(dir, c.Traces.DB)

@@ -122,6 +122,7 @@ func runServe(args []string, e *env) int {
 	nBatch := fs.Int("batch", 0, "llama.cpp's n_batch for each -model: the most tokens one decode takes (default 2048)")
 	nUbatch := fs.Int("ubatch", 0, "llama.cpp's n_ubatch for each -model: the compute batch (default 512)")
 	idleRelease := fs.Duration("idle-release", 0, "free each -model's context (its KV cache) after this long without a request, made again by the next (e.g. 15m; default never)")
+	slotSaveDir := fs.String("slot-save-dir", "", "save each -model's cached conversations (its slots' tokens and KV cache) in this folder when serve stops, the model unloads or -idle-release frees them, and read them back at the next load, so that a restarted gateway resumes an agent's long prompt from the cache (default: not saved)")
 	preload := fs.Bool("preload", false, "load each -model at start (default: on its first request; the file is checked at start either way)")
 	keepAlive := fs.Duration("keep-alive", 0, "unload each -model (weights and KV cache) after this long without a request, loaded again by the next (e.g. 30m; default never)")
 	memBudget := fs.String("memory-budget", "", "the most memory the loaded -models may hold together, weights and KV caches, e.g. 24GiB: loading one beyond it unloads the least recently used idle ones (default no bound)")
@@ -136,7 +137,8 @@ func runServe(args []string, e *env) int {
 	fs.Usage = func() {
 		fmt.Fprintln(e.stderr, "usage: dragoman serve [-listen ADDR] [-config FILE] [-upstream [KIND=]URL]... [-mode own|relay] [-no-discover] [-max-output-tokens N]")
 		fmt.Fprintln(e.stderr, "                      [-model FILE.gguf|NAME]... [-preload] [-keep-alive D] [-memory-budget SIZE] [-ctx N] [-kv-budget SIZE] [-threads N] [-slots N]")
-		fmt.Fprintln(e.stderr, "                      [-flash-attn auto|on|off] [-cache-type f16|q8_0] [-batch N] [-ubatch N] [-seed N] [-idle-release D] [-no-prompt-reuse] [-llama-lib DIR] [-trace-db FILE|URL] [-no-store] [-check]")
+		fmt.Fprintln(e.stderr, "                      [-flash-attn auto|on|off] [-cache-type f16|q8_0] [-batch N] [-ubatch N] [-seed N] [-idle-release D] [-slot-save-dir DIR] [-no-prompt-reuse] [-llama-lib DIR]")
+		fmt.Fprintln(e.stderr, "                      [-trace-db FILE|URL] [-no-store] [-check]")
 		fmt.Fprintln(e.stderr, "                      [-otel-endpoint URL] [-otel-capture-content]")
 		fmt.Fprintln(e.stderr, "\nServes OpenAI Chat Completions (/v1/chat/completions), OpenAI Responses (/v1/responses), Anthropic")
 		fmt.Fprintln(e.stderr, "Messages (/v1/messages) and Ollama's API (/api/chat, /api/generate, /api/tags, …) over")
@@ -204,7 +206,7 @@ func runServe(args []string, e *env) int {
 	eo := llamacpp.Options{LibDir: cfg.Engine.LlamaLib, Models: append(cfg.Engine.Models, models...), ContextSize: cfg.Engine.Context,
 		Threads: cfg.Engine.Threads, Slots: cfg.Engine.Slots, NoPromptReuse: cfg.Engine.NoPromptReuse || *noReuse,
 		FlashAttention: cfg.Engine.FlashAttention, CacheType: cfg.Engine.CacheType, Batch: cfg.Engine.Batch, Ubatch: cfg.Engine.Ubatch,
-		Seed: cfg.Engine.Seed, IdleRelease: time.Duration(cfg.Engine.IdleRelease),
+		Seed: cfg.Engine.Seed, IdleRelease: time.Duration(cfg.Engine.IdleRelease), SlotSaveDir: cfg.Engine.SlotSaveDir,
 		Preload: cfg.Engine.Preload, KeepAlive: time.Duration(cfg.Engine.KeepAlive)}
 	budget, memoryBudget := cfg.Engine.KVBudget, cfg.Engine.MemoryBudget
 	fs.Visit(func(f *flag.Flag) {
@@ -223,6 +225,8 @@ func runServe(args []string, e *env) int {
 			eo.Ubatch = *nUbatch
 		case "idle-release":
 			eo.IdleRelease = *idleRelease
+		case "slot-save-dir":
+			eo.SlotSaveDir = *slotSaveDir
 		case "preload":
 			eo.Preload = *preload
 		case "keep-alive":

@@ -17,7 +17,7 @@ func TestServeEngineOptions(t *testing.T) {
 	tiny := filepath.Join(fixtures.Require(t), "models", "tiny-qwen3-random.gguf")
 	cfg := write(t, dir, "engine.json", `{"no_discover": true, "engine": {"kv_budget": "2GiB", "flash_attention": "on",
 		"cache_type": "q8_0", "batch": 1024, "ubatch": 256, "seed": 42, "idle_release": "15m",
-		"keep_alive": "2h", "memory_budget": "8GiB", "preload": true}}`)
+		"keep_alive": "2h", "memory_budget": "8GiB", "preload": true, "slot_save_dir": "kv"}}`)
 	type engine struct {
 		KVBudget       int64  `json:"kv_budget"`
 		FlashAttention string `json:"flash_attention"`
@@ -29,16 +29,17 @@ func TestServeEngineOptions(t *testing.T) {
 		KeepAlive      string `json:"keep_alive"`
 		MemoryBudget   int64  `json:"memory_budget"`
 		Preload        bool   `json:"preload"`
+		SlotSaveDir    string `json:"slot_save_dir"`
 	}
 	seed := func(n int64) *int64 { return &n }
 	for _, c := range []struct {
 		args []string
 		want engine
 	}{
-		{nil, engine{2 << 30, "on", "q8_0", 1024, 256, seed(42), "15m0s", "2h0m0s", 8 << 30, true}},
+		{nil, engine{2 << 30, "on", "q8_0", 1024, 256, seed(42), "15m0s", "2h0m0s", 8 << 30, true, filepath.Join(dir, "kv")}},
 		{[]string{"-kv-budget", "512MiB", "-flash-attn", "off", "-cache-type", "f16", "-batch", "64", "-ubatch", "32", "-seed", "0", "-idle-release", "1h",
-			"-keep-alive", "3h", "-memory-budget", "1GiB", "-preload=false"},
-			engine{512 << 20, "off", "f16", 64, 32, seed(0), "1h0m0s", "3h0m0s", 1 << 30, false}},
+			"-keep-alive", "3h", "-memory-budget", "1GiB", "-preload=false", "-slot-save-dir", "/var/kv"},
+			engine{512 << 20, "off", "f16", 64, 32, seed(0), "1h0m0s", "3h0m0s", 1 << 30, false, "/var/kv"}},
 	} {
 		r := dragoman(t, "", isolated(dir), append([]string{"serve", "-check", "-config", cfg, "-model", tiny}, c.args...)...)
 		var got struct {
@@ -50,7 +51,7 @@ func TestServeEngineOptions(t *testing.T) {
 		g, w := got.Engine, c.want
 		if g.KVBudget != w.KVBudget || g.FlashAttention != w.FlashAttention || g.CacheType != w.CacheType || g.Batch != w.Batch ||
 			g.Ubatch != w.Ubatch || g.Seed == nil || *g.Seed != *w.Seed || g.IdleRelease != w.IdleRelease ||
-			g.KeepAlive != w.KeepAlive || g.MemoryBudget != w.MemoryBudget || g.Preload != w.Preload {
+			g.KeepAlive != w.KeepAlive || g.MemoryBudget != w.MemoryBudget || g.Preload != w.Preload || g.SlotSaveDir != w.SlotSaveDir {
 			t.Errorf("%v: engine %+v, want %+v", c.args, g, w)
 		}
 	}

@@ -73,6 +73,11 @@ func startEngine(eo llamacpp.Options, w io.Writer) (*llamacpp.Engine, error) {
 			fmt.Fprintf(w, "dragoman: warning: -idle-release %s is not shorter than -keep-alive %s: the model unloads first, KV cache and all, so -idle-release does nothing\n", eo.IdleRelease, eo.KeepAlive)
 		}
 	}
+	if eo.SlotSaveDir != "" && !eo.NoPromptReuse {
+		fmt.Fprintf(w, "dragoman: each model's cached conversations are saved in %s when its KV cache is freed, and read back by its next load\n", eo.SlotSaveDir)
+	} else if eo.SlotSaveDir != "" {
+		fmt.Fprintf(w, "dragoman: warning: -slot-save-dir %s does nothing with -no-prompt-reuse (no conversation is kept cached)\n", eo.SlotSaveDir)
+	}
 	fmt.Fprintf(w, "dragoman: llama.cpp ready in %s\n", time.Since(start).Round(time.Millisecond))
 	return eng, nil
 }
@@ -145,6 +150,12 @@ func loadReporter(eo llamacpp.Options, w io.Writer) func(llamacpp.LoadEvent) {
 			fmt.Fprintf(w, "dragoman: model %s loaded in %s (%s with its KV cache)\n", ev.Model, ev.Took.Round(time.Millisecond), humanSize(ev.Size))
 		case llamacpp.Unloaded:
 			fmt.Fprintf(w, "dragoman: model %s unloaded (%s); its next request loads it again\n", ev.Model, ev.Why)
+		case llamacpp.SlotsSaved:
+			fmt.Fprintf(w, "dragoman: model %s: %s\n", ev.Model, ev.Why)
+		case llamacpp.SlotsRestored:
+			fmt.Fprintf(w, "dragoman: model %s: %s\n", ev.Model, ev.Why)
+		case llamacpp.SlotStateIgnored:
+			fmt.Fprintf(w, "dragoman: warning: model %s: %v\n", ev.Model, ev.Err)
 		}
 	}
 }
@@ -203,6 +214,7 @@ func checkConfig(cfg gateway.Config, eo llamacpp.Options, e *env) int {
 		Ubatch         int           `json:"ubatch,omitempty"`
 		Seed           *int64        `json:"seed,omitempty"`
 		IdleRelease    string        `json:"idle_release,omitempty"`
+		SlotSaveDir    string        `json:"slot_save_dir,omitempty"`
 		Preload        bool          `json:"preload,omitempty"`
 		KeepAlive      string        `json:"keep_alive,omitempty"`
 		MemoryBudget   int64         `json:"memory_budget,omitempty"`
@@ -224,7 +236,7 @@ func checkConfig(cfg gateway.Config, eo llamacpp.Options, e *env) int {
 		if eo.KeepAlive > 0 {
 			engine.KeepAlive = eo.KeepAlive.String()
 		}
-		engine.Preload, engine.MemoryBudget = eo.Preload, eo.MemoryBudget
+		engine.Preload, engine.MemoryBudget, engine.SlotSaveDir = eo.Preload, eo.MemoryBudget, eo.SlotSaveDir
 		if engine.LibDir, err = llamacpp.FindLib(eo.LibDir); err != nil {
 			fmt.Fprintln(e.stderr, "dragoman serve -check:", err)
 			status = 2
