@@ -93,7 +93,7 @@ type Options struct {
 	// IdleRelease, when above 0, frees a model's context (its KV cache,
 	// the memory that grows with the context) after that long without a
 	// request; the next request makes it again, its slots empty
-	// (release.go). The weights stay loaded (KeepAlive unloads them). 0
+	// (release.go), or read back from SlotSaveDir when it is set. The weights stay loaded (KeepAlive unloads them). 0
 	// keeps it for ever.
 	IdleRelease time.Duration
 	// SlotSaveDir, when set, is a directory where each model's slots are

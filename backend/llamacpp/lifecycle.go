@@ -290,6 +290,7 @@ func (m *model) loadWeights() error {
 		return fail(fmt.Errorf("model %s: llama.cpp reads a trained context of %d tokens, its header says %d", m.path, t, m.train))
 	}
 	m.canCopy = !llamaModelIsRecurrent(m.m) && !llamaModelIsHybrid(m.m)
+	m.key, _ = m.stateKey()
 	takeProblems() // the load's warnings are not the context's reasons
 	m.lctx = initFromModel(m.m, m.cp)
 	if m.lctx == 0 {

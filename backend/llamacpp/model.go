@@ -62,6 +62,9 @@ type model struct {
 	// when a token's KV bytes are unknown (slotsave.go).
 	saveDir  string
 	kvBudget int64
+	// key is what the loaded weights' slot states are saved under and read
+	// back with (slotsave.go): taken when the weights are read.
+	key slotStateKey
 	// cp are the parameters the context was made with, made again with
 	// after a release (release.go); idleRelease, released and releases
 	// are release.go's.

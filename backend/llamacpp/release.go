@@ -5,8 +5,9 @@ package llamacpp
 // in f16), and an agent's model may sit unused for hours; the weights are
 // mapped from the file, pages the kernel can take back. So after the idle
 // time the scheduler frees the context and its batch, forgetting every
-// slot's tokens, and makes them again, with the same parameters, for the
-// next request before it takes a slot. Both run on the scheduler's
+// slot's tokens (written to Options.SlotSaveDir first when it is set, and
+// read back with the context: slotsave.go), and makes them again, with the
+// same parameters, for the next request before it takes a slot. Both run on the scheduler's
 // goroutine, the context's only user; requests' goroutines use only the
 // vocabulary, which belongs to the model and stays.
 

@@ -79,8 +79,10 @@ type slotStateMeta struct {
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// stateKey is the key of the context the model makes now; ok is false when
-// the model file cannot be read.
+// stateKey is the key of a context made from the model file as it is now;
+// ok is false when the file cannot be read. loadWeights takes it when it
+// reads the weights (model.key), so that a file replaced while it is loaded
+// does not have the old weights' cells saved under its new key.
 func (m *model) stateKey() (slotStateKey, bool) {
 	abs, err := filepath.Abs(m.path)
 	if err != nil {
@@ -112,8 +114,8 @@ func safeFileName(id string) string {
 
 // maxStateBytes bounds a slot file: the KV cache's size (one sequence may
 // fill the whole context), the tokens, the cells' positions and sequence
-// ids, and a margin for the headers (ours, llama.cpp's per layer). Where the bytes a
-// token costs are unknown, the KV budget stands for the cache.
+// ids, and a margin for the headers (ours, llama.cpp's per layer). Where
+// the bytes a token costs are unknown, the KV budget stands for the cache.
 func (m *model) maxStateBytes() int64 {
 	kv := m.kvHeld()
 	if kv == 0 {
@@ -122,8 +124,10 @@ func (m *model) maxStateBytes() int64 {
 	return kv + int64(m.nCtx)*20 + 1<<20
 }
 
-// saving is true when the slots are saved and read back.
-func (m *model) saving() bool { return m.saveDir != "" && !m.noReuse }
+// saving is true when the slots are saved and read back: a directory is
+// given, prompts are reused, the memory is a plain KV cache, and the model
+// file could be read when its weights were.
+func (m *model) saving() bool { return m.saveDir != "" && !m.noReuse && m.canCopy && m.key.Model != "" }
 
 // saveSlots writes every slot's state before the context is freed; only
 // while nothing runs, on the goroutine that owns the context.
@@ -131,11 +135,7 @@ func (m *model) saveSlots() {
 	if !m.saving() || m.lctx == 0 {
 		return
 	}
-	key, ok := m.stateKey()
-	if !ok {
-		m.warnState(fmt.Errorf("slots not saved: model file %s cannot be read", m.path))
-		return
-	}
+	key := m.key
 	if err := os.MkdirAll(m.saveDir, 0o700); err != nil {
 		m.warnState(fmt.Errorf("slots not saved: %w", err))
 		return
@@ -159,7 +159,7 @@ func (m *model) saveSlot(sl *slot, key slotStateKey) error {
 	path := m.statePath(sl)
 	mem := llamaGetMemory(m.lctx)
 	n := len(sl.cached)
-	if n == 0 || !m.canCopy || llamaMemorySeqPosMin(mem, sl.seq) != 0 || llamaMemorySeqPosMax(mem, sl.seq) != int32(n-1) {
+	if n == 0 || llamaMemorySeqPosMin(mem, sl.seq) != 0 || llamaMemorySeqPosMax(mem, sl.seq) != int32(n-1) {
 		return removeAll(path)
 	}
 	size := llamaStateSeqGetSize(m.lctx, sl.seq)
@@ -178,7 +178,8 @@ func (m *model) saveSlot(sl *slot, key slotStateKey) error {
 	cells := b[head+4*n : len(b)-4]
 	takeProblems()
 	if size == 0 || llamaStateSeqGetData(m.lctx, &cells[0], size, sl.seq) != size {
-		return fmt.Errorf("llama_state_seq_get_data failed: %s", orUnknown(takeProblems()))
+		err := fmt.Errorf("llama_state_seq_get_data failed: %s", orUnknown(takeProblems()))
+		return errors.Join(err, removeAll(path)) // the old file holds a conversation the slot no longer does
 	}
 	binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[:len(b)-4], castagnoli))
 	return writeFileAtomic(path, b)
@@ -192,10 +193,7 @@ func (m *model) restoreSlots() {
 	if !m.saving() {
 		return
 	}
-	key, ok := m.stateKey()
-	if !ok {
-		return
-	}
+	key := m.key
 	var saved []*slotFile
 	for _, sl := range m.slots {
 		f, err := m.readSlotFile(sl, key)

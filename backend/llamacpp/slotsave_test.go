@@ -18,11 +18,15 @@ import (
 // tiny model under the name "m", so that a state saved for one model file
 // is found by an engine serving another under the same name.
 
-// saveEngine is an engine serving the model file under "m", saving its
-// slots to dir; its events go to ev.
+// saveEngine is an engine serving the model file (a tiny model's name, or
+// an absolute path) under "m", saving its slots to dir; its events go to
+// ev.
 func saveEngine(t *testing.T, file, dir string, ctxSize int, ev events) *Engine {
 	t.Helper()
-	p := modelPath(t, file)
+	p := file
+	if !filepath.IsAbs(p) {
+		p = modelPath(t, file)
+	}
 	e, err := New(Options{LibDir: libDir(t), Models: []string{p}, Names: map[string]string{p: "m"}, ContextSize: ctxSize, Threads: 1, Slots: 2,
 		SlotSaveDir: dir, IdleRelease: time.Hour, OnLoad: ev.hook})
 	if err != nil {
@@ -165,6 +169,26 @@ func TestSlotSaveRefusesOtherModelOrContext(t *testing.T) {
 				t.Errorf("%q with %d tokens cached; cold: %q", got.text, got.cached, want)
 			}
 		})
+	}
+}
+
+// A model file replaced since the save (here: its modification time
+// changed) has its old state refused.
+func TestSlotSaveRefusesReplacedFile(t *testing.T) {
+	model := filepath.Join(t.TempDir(), "copy.gguf")
+	putFile(t, model, readFile(t, modelPath(t, "tiny-qwen3-toolcall.gguf")))
+	dir := t.TempDir()
+	saveOnce(t, model, dir, 512)
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(model, later, later); err != nil {
+		t.Fatal(err)
+	}
+	ev := make(events, 256)
+	e := saveEngine(t, model, dir, 512, ev)
+	defer e.Close()
+	got := ask(t, e, savedReq(), true)
+	if w := ignored(ev.drain()); got.cached != 0 || !strings.Contains(w, "another model file") {
+		t.Errorf("%d tokens cached, warnings %q", got.cached, w)
 	}
 }
 
