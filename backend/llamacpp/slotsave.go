@@ -34,7 +34,8 @@ package llamacpp
 // prefix the slots cannot reuse anyway: cache.go), and only a sequence
 // holding positions 0 to len(cached)-1 (a sliding window that dropped old
 // positions is not). A slot empty at the save removes its file: it would
-// restore a conversation the slot no longer holds. With NoPromptReuse
+// restore a conversation the slot no longer holds; so does a slot whose
+// tokens another slot holds all of (a prefix copied into an empty slot). With NoPromptReuse
 // nothing is saved or read (every request clears the slots).
 
 import (
@@ -142,6 +143,14 @@ func (m *model) saveSlots() {
 	}
 	saved, tokens := 0, 0
 	for _, sl := range m.slots {
+		if m.covered(sl) {
+			// Restored, the longer slot serves its prefix (a request for it
+			// takes an empty slot, the prefix copied: cache.go).
+			if err := removeAll(m.statePath(sl)); err != nil {
+				m.warnState(fmt.Errorf("slot %d: %w", sl.seq, err))
+			}
+			continue
+		}
 		if err := m.saveSlot(sl, key); err != nil {
 			m.warnState(fmt.Errorf("slot %d not saved: %w", sl.seq, err))
 		} else if len(sl.cached) > 0 {
@@ -151,6 +160,19 @@ func (m *model) saveSlots() {
 	if saved > 0 {
 		m.event(LoadEvent{Kind: SlotsSaved, Why: fmt.Sprintf("%d slot(s), %d tokens, saved to %s", saved, tokens, m.saveDir)})
 	}
+}
+
+// covered is true when another slot holds all of sl's tokens (more, or as
+// many and a lower index): restored sequences share no cells, so saving
+// both would cost the disk and, read back, the cells twice.
+func (m *model) covered(sl *slot) bool {
+	for _, o := range m.slots {
+		longer := len(o.cached) > len(sl.cached) || len(o.cached) == len(sl.cached) && o.seq < sl.seq
+		if o != sl && len(sl.cached) > 0 && longer && commonPrefix(o.cached, sl.cached) == len(sl.cached) {
+			return true
+		}
+	}
+	return false
 }
 
 // saveSlot writes sl's file, or removes it when sl holds nothing that can
@@ -207,10 +229,8 @@ func (m *model) restoreSlots() {
 	}
 	slices.SortFunc(saved, func(a, b *slotFile) int { return cmp.Compare(b.meta.Used, a.meta.Used) })
 	restored, tokens := 0, 0
-	for i, f := range saved {
-		err := m.restoreSlot(f)
-		saved[i].cells = nil // one slot's cells in memory at a time
-		if err != nil {
+	for _, f := range saved {
+		if err := m.restoreSlot(f); err != nil {
 			m.warnState(fmt.Errorf("slot %d's saved state ignored: %w", f.sl.seq, err))
 			continue
 		}

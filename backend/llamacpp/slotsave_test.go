@@ -121,6 +121,36 @@ func TestSlotSaveRestore(t *testing.T) {
 	}
 }
 
+// Two slots holding the same conversation (the same prompt sent twice: the
+// second request takes an empty slot, the prefix copied) are saved once,
+// and that one file serves the prompt after the restart.
+func TestSlotSaveSkipsCoveredSlots(t *testing.T) {
+	dir := t.TempDir()
+	ev := make(events, 256)
+	e := saveEngine(t, "tiny-qwen3-toolcall.gguf", dir, 512, ev)
+	first, second := ask(t, e, savedReq(), true), ask(t, e, savedReq(), true)
+	m := held(t, e)
+	full := 0
+	for _, sl := range m.slots {
+		if len(sl.cached) > 0 {
+			full++
+		}
+	}
+	m.release()
+	if full != 2 || first.text != second.text {
+		t.Fatalf("%d slots hold tokens, answers %q and %q: the test's premise fails", full, first.text, second.text)
+	}
+	e.Close()
+	if files, _ := filepath.Glob(filepath.Join(dir, "*.kv")); len(files) != 1 {
+		t.Errorf("saved %v, want one file", files)
+	}
+	e = saveEngine(t, "tiny-qwen3-toolcall.gguf", dir, 512, ev)
+	defer e.Close()
+	if got := ask(t, e, savedReq(), true); got.cached != first.cached+first.evald-1 {
+		t.Errorf("after the restart %d prompt tokens cached, want %d", got.cached, first.cached+first.evald-1)
+	}
+}
+
 // The idle release saves the slots before it frees the context, and the
 // context made again for the next request reads them back.
 func TestSlotSaveIdleRelease(t *testing.T) {
