@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/dragoman-dev/dragoman/chat"
 )
@@ -155,7 +156,9 @@ func (p *mistralParser) stepContent() ([]Event, bool) {
 	if p.afterClose {
 		trimmed := strings.TrimLeftFunc(p.buf, unicode.IsSpace)
 		p.consume(len(p.buf) - len(trimmed))
-		if p.buf == "" && !p.closed {
+		// Wait for the rest of a character split by the chunking: it may be
+		// a space (U+00A0) that must be dropped too.
+		if (p.buf == "" || !utf8.FullRuneInString(p.buf)) && !p.closed {
 			return nil, false
 		}
 		p.afterClose = false

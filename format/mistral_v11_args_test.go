@@ -43,3 +43,16 @@ func TestMistralV11ArgsDiagnostics(t *testing.T) {
 		{name: "empty think", in: "[THINK][/THINK]hi", content: "hi"},
 	})
 }
+
+// A space after [/THINK] is dropped however the chunks split it: U+00A0 is
+// two bytes, and a chunk ending after the first must not release it.
+func TestMistralV11ArgsSpaceAfterThinkSplit(t *testing.T) {
+	fam, _ := Lookup("mistral-v11-args")
+	out := "[THINK]plan[/THINK]\u00a0answer"
+	for cut := 1; cut < len(out); cut++ {
+		r := Run(fam.New(Options{}), out[:cut], out[cut:])
+		if r.Content != "answer" || r.Reasoning != "plan" {
+			t.Errorf("split at %d: content %q, thinking %q; want \"answer\", \"plan\"", cut, r.Content, r.Reasoning)
+		}
+	}
+}

@@ -115,7 +115,18 @@ var templateDiffers = map[string]string{
 	"mlx-lm-035":                         pythonLiterals,
 	"sglang-052":                         escapedValues,
 	"sglang-078":                         "a malformed call is kept with the message separator its opener took, which the parser drops",
+	"ollama17-039":                       keptAfter,
+	"ollama17-060":                       nameSpace,
+	"ollama17-069":                       "a name holding markup (</tool) makes the call malformed for the parser; the template's name pattern takes it",
+	"ollama17-080":                       "the newlines between calls are content for the parser and separators for the template",
+	"ollama17-116":                       textAfterJSON,
+	"ollama17-194":                       keptAfter,
+	"ollama17-224":                       nameSpace,
 }
+
+// nameSpace: whitespace around a call's name, which the family parser trims;
+// the template's name pattern keeps it or does not match.
+const nameSpace = "whitespace around a call's name is trimmed by the parser, not by the template"
 
 // escapedValues: GLM models write a non-string value escaped as a JSON
 // string's body ([{\"id\": 1}]); the family parser unescapes it where the

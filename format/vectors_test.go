@@ -50,6 +50,10 @@ type vector struct {
 		Diagnostics *[]string `json:"diagnostics"`
 	} `json:"expected"`
 	Match map[string]json.RawMessage `json:"match"`
+	// Contradicts names the FORMATS.md rule or decision (or the known gap)
+	// a peer vector's expectation contradicts: the vector is then expected
+	// to differ, as if listed in contradicted.
+	Contradicts string `json:"contradicts"`
 }
 
 // contradicted lists the peer vectors whose expectation contradicts a
@@ -102,6 +106,9 @@ func readVectors(t testing.TB, path string) []vector {
 			}
 			v.Scope = "full_output"
 		}
+		if v.Contradicts != "" {
+			contradicted[v.ID] = v.Contradicts
+		}
 		out = append(out, v)
 	}
 	return out
@@ -122,7 +129,9 @@ func vectorOptions(v vector) Options {
 			o.ReasoningOpen = false
 		}
 	}
-	if peerStartsInReasoning[v.Model] {
+	if peerStartsInReasoning[v.Model] && (v.Options.Think == nil || *v.Options.Think) {
+		// Unless the request turned reasoning off (GLM-4.7's prompt then
+		// closes it).
 		o.ReasoningOpen = true
 	}
 	if v.Options.Template != "" {
@@ -132,7 +141,8 @@ func vectorOptions(v vector) Options {
 	}
 	// The output continues an assistant prefill: inside its reasoning when the
 	// prefill stopped there, in the content when it had some.
-	if p := v.Options.Prefill; p != nil {
+	if p := v.Options.Prefill; p != nil && (p.Content != "" || p.Thinking != "") {
+		// An empty prefill continues nothing: the prompt decides as without it.
 		o.ReasoningOpen = p.Thinking != "" && p.Content == ""
 		o.ReasoningDisabled = p.Content != ""
 	}
