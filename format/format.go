@@ -30,6 +30,12 @@ const (
 	CallArgs
 	// CallEnd closes the call at Index; its arguments are complete.
 	CallEnd
+	// CallWithdrawn takes back the call at Index, announced while its section
+	// was still open (a family with live calls, stream.go), whose section
+	// turned out malformed or different from what was streamed: it is not a
+	// call. What the section held follows as content (with a malformed-call
+	// diagnostic), or as a whole call when the section was valid after all.
+	CallWithdrawn
 )
 
 func (k EventKind) String() string {
@@ -44,6 +50,8 @@ func (k EventKind) String() string {
 		return "call-args"
 	case CallEnd:
 		return "call-end"
+	case CallWithdrawn:
+		return "call-withdrawn"
 	}
 	return fmt.Sprintf("EventKind(%d)", k)
 }
@@ -207,6 +215,9 @@ func Run(p Parser, chunks ...string) Result {
 			case CallArgs:
 				c := &r.ToolCalls[len(r.ToolCalls)-1]
 				c.Function.Arguments += e.Text
+			case CallWithdrawn:
+				// Calls stream one at a time: the withdrawn one is the last.
+				r.ToolCalls = r.ToolCalls[:len(r.ToolCalls)-1]
 			}
 		}
 	}

@@ -34,6 +34,7 @@ func init() {
 				callEndsThinking: true,
 				spacedCalls:      true,
 				section:          hermesSection,
+				liveCall:         liveNameArguments(hermesOpen),
 			}, o)
 		},
 		// The template renders the probe call as a JSON object in the block.

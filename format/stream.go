@@ -61,6 +61,11 @@ type markup struct {
 	// not open reasoning) is layout, not content (LFM2).
 	answerTrimmed bool
 	section       sectionFunc
+	// liveCall, when set, lets a call be announced before its section ends
+	// (live.go): given the open section, it returns the call's name and where
+	// its arguments object starts, once both are there; ok is false until
+	// then, and always for a section of another shape, which is parsed whole.
+	liveCall func(section string) (name string, argsAt int, ok bool)
 }
 
 type engineState uint8
@@ -94,6 +99,8 @@ type engine struct {
 	callFirst, thinkFirst     byte
 	callFirstOK, thinkFirstOK bool
 
+	live liveCall // the call of the open section announced so far, if any
+
 	out []Event // the events of the current Feed, reused from one Feed to the next
 	// sectionScanned counts the bytes handed to the section parser, so that
 	// a test can check that streaming stays linear.
@@ -125,7 +132,21 @@ func (e *engine) Feed(chunk string) []Event {
 		e.out = make([]Event, 0, 4)
 	}
 	e.out = e.out[:0]
-	if !e.gate.feed(&e.buf, chunk) {
+	due := e.gate.feed(&e.buf, chunk)
+	if e.gate.sectionOpen && e.m.liveCall != nil {
+		// Announcing the call and streaming its arguments read only the
+		// new bytes; the section cannot end before its arguments do.
+		wasDone := e.live.done
+		e.liveAdvance()
+		if e.live.on && !e.live.done {
+			return e.out
+		}
+		if e.live.on && !wasDone && !due {
+			e.gate.force(len(e.buf)) // the arguments just ended: the section may have
+			due = true
+		}
+	}
+	if !due {
 		return e.out // an open section cannot have ended yet (see gate)
 	}
 	e.run()
@@ -321,15 +342,20 @@ func (e *engine) stepContent() bool {
 	case err != nil:
 		// Not a section after all: the opener is text, and scanning goes on
 		// after it.
+		e.withdrawLive()
 		e.diag("malformed-call", err.Error(), e.offset)
 		_, opener := indexAny(e.buf, e.m.callOpen)
 		e.emit(Content, e.take(len(opener)))
 		return true
 	case needMore:
 		e.gate.sectionOpen = true
+		if e.m.liveCall != nil {
+			e.liveAdvance()
+		}
 		return false
 	}
 	sectionOffset := e.offset
+	calls = e.confirmLive(calls, sectionOffset)
 	e.consume(n)
 	e.afterSection = true
 	e.out = e.emitCalls(e.out, calls, sectionOffset)
@@ -457,6 +483,12 @@ func (g *gate) feed(buf *string, chunk string) bool {
 		g.arena.extend(buf, chunk)
 	}
 	return due
+}
+
+// force records a run the gate did not ask for, over n held bytes.
+func (g *gate) force(n int) {
+	g.ran, g.woken = true, false
+	g.read += n
 }
 
 // textArena holds a parser's held text, so that appending a chunk to it

@@ -1,0 +1,185 @@
+package format
+
+import (
+	"math/rand"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// liveFamily reports whether the family's parser announces calls before
+// their sections end.
+func liveFamily(f *Family) bool {
+	e, ok := f.New(Options{}).(*engine)
+	return ok && e.m.liveCall != nil
+}
+
+// randomSplit cuts s at random places, into pieces of 1 to 12 bytes.
+func randomSplit(rng *rand.Rand, s string) []string {
+	var out []string
+	for s != "" {
+		n := min(1+rng.Intn(12), len(s))
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	return out
+}
+
+// streamedCall is what the events said of one call, fragment by fragment.
+type streamedCall struct {
+	name, args        string
+	fragments         int
+	ended, withdrawn  bool
+	announcedEarly    bool // its CallStart came in an earlier Feed than its end
+	startFeed, endFed int
+}
+
+// feedEvents feeds chunks to p and follows every call through its events,
+// checking their order; it returns the calls in order of announcement.
+func feedEvents(t *testing.T, id string, p Parser, chunks []string) []*streamedCall {
+	t.Helper()
+	var calls []*streamedCall
+	byIndex := map[int]*streamedCall{}
+	apply := func(feed int, evs []Event) {
+		for _, e := range evs {
+			c := byIndex[e.Index]
+			switch e.Kind {
+			case CallStart:
+				if c != nil {
+					t.Fatalf("%s: index %d announced twice", id, e.Index)
+				}
+				c = &streamedCall{name: e.Name, startFeed: feed}
+				byIndex[e.Index] = c
+				calls = append(calls, c)
+			case CallArgs, CallEnd, CallWithdrawn:
+				if c == nil || c.ended || c.withdrawn {
+					t.Fatalf("%s: %v for index %d outside an open call", id, e.Kind, e.Index)
+				}
+				switch e.Kind {
+				case CallArgs:
+					if !utf8.ValidString(e.Text) {
+						t.Fatalf("%s: fragment %q splits a character", id, e.Text)
+					}
+					c.args += e.Text
+					c.fragments++
+				case CallEnd:
+					c.ended, c.endFed = true, feed
+					c.announcedEarly = feed > c.startFeed
+				default:
+					c.withdrawn = true
+				}
+			}
+		}
+	}
+	for i, ch := range chunks {
+		apply(i, p.Feed(ch))
+	}
+	apply(len(chunks), p.Close())
+	for _, c := range calls {
+		if !c.ended && !c.withdrawn {
+			t.Errorf("%s: call %q never ended", id, c.name)
+		}
+	}
+	return calls
+}
+
+// TestLiveCallVectors: over every vector of the families with live calls, in
+// random splits, the arguments' fragments of each call add up to the
+// arguments of the whole parse, and the result is the one of the output fed
+// whole. Some calls must actually be announced before their section ends.
+func TestLiveCallVectors(t *testing.T) {
+	rng := rand.New(rand.NewSource(19))
+	splits, early := 0, 0
+	for _, v := range loadVectors(t) {
+		fam, ok := Lookup(v.Family)
+		if !ok || v.Scope != "full_output" || !liveFamily(fam) {
+			continue
+		}
+		whole := Run(fam.New(vectorOptions(v)), v.Input)
+		for k := 0; k < 30; k++ {
+			chunks := randomSplit(rng, v.Input)
+			splits++
+			if got := Run(fam.New(vectorOptions(v)), chunks...); !reflect.DeepEqual(got, whole) {
+				t.Fatalf("%s split %q differs from whole:\n got %+v\nwant %+v", v.ID, chunks, got, whole)
+			}
+			var kept []*streamedCall
+			for _, c := range feedEvents(t, v.ID, fam.New(vectorOptions(v)), chunks) {
+				if c.ended {
+					kept = append(kept, c)
+				}
+				if c.announcedEarly {
+					early++
+				}
+			}
+			if len(kept) != len(whole.ToolCalls) {
+				t.Fatalf("%s: %d calls ended, the whole parse has %d", v.ID, len(kept), len(whole.ToolCalls))
+			}
+			for i, c := range kept {
+				if want := whole.ToolCalls[i].Function; c.name != want.Name || c.args != want.Arguments {
+					t.Fatalf("%s split %q: call %d streamed %s(%s), want %s(%s)", v.ID, chunks, i, c.name, c.args, want.Name, want.Arguments)
+				}
+			}
+		}
+	}
+	if splits == 0 || early == 0 {
+		t.Fatalf("%d splits, %d calls announced before their section ended: the live path was not exercised", splits, early)
+	}
+	t.Logf("%d splits, %d calls announced early", splits, early)
+}
+
+// TestLiveCallStreamsLongArguments: a long argument written a few bytes at a
+// time is announced at once and arrives in many fragments, the last one
+// ending the object.
+func TestLiveCallStreamsLongArguments(t *testing.T) {
+	fam, _ := Lookup("hermes")
+	body := strings.Repeat(`héllo wörld, say \"}\" `, 300)
+	out := "<tool_call>\n{\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"text\": \"" + body + "\"}}\n</tool_call>"
+	chunks := randomSplit(rand.New(rand.NewSource(1)), out)
+	calls := feedEvents(t, "long", fam.New(Options{NewID: func() string { return "id" }}), chunks)
+	if len(calls) != 1 || !calls[0].ended {
+		t.Fatalf("calls %+v", calls)
+	}
+	c := calls[0]
+	if c.startFeed > 8 {
+		t.Errorf("announced at chunk %d, want as soon as the name and arguments show", c.startFeed)
+	}
+	if c.fragments < 100 {
+		t.Errorf("%d fragments, want the arguments streamed chunk by chunk", c.fragments)
+	}
+	if want := `{"path": "a.txt", "text": "` + body + `"}`; c.args != want {
+		t.Errorf("arguments %q…, want %q…", c.args[:40], want[:40])
+	}
+}
+
+// TestLiveCallWithdrawn: an announced call whose section turns out not to be
+// a call is withdrawn, and its text is content; one whose section parses to
+// another call than was streamed is withdrawn and follows whole.
+func TestLiveCallWithdrawn(t *testing.T) {
+	fam, _ := Lookup("hermes")
+	cases := []struct {
+		name, out string
+		calls     int
+		content   string
+	}{
+		{"cut", "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": \"unfinish", 0,
+			"<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": \"unfinish"},
+		{"broken", "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1} oops\n</tool_call>", 0,
+			"<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1} oops\n</tool_call>"},
+		{"own id", "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}, \"id\": \"x\"}\n</tool_call>", 1, ""},
+	}
+	for _, tc := range cases {
+		chunks := randomSplit(rand.New(rand.NewSource(2)), tc.out)
+		calls := feedEvents(t, tc.name, fam.New(Options{}), chunks)
+		if len(calls) == 0 || !calls[0].withdrawn || calls[0].fragments == 0 {
+			t.Errorf("%s: want the call announced, streamed and withdrawn, got %+v", tc.name, calls)
+		}
+		r := Run(fam.New(Options{}), chunks...)
+		if len(r.ToolCalls) != tc.calls || r.Content != tc.content {
+			t.Errorf("%s: result %+v, want %d calls and content %q", tc.name, r, tc.calls, tc.content)
+		}
+		if tc.calls == 1 && r.ToolCalls[0].ID != "x" {
+			t.Errorf("%s: the whole call keeps its own id, got %q", tc.name, r.ToolCalls[0].ID)
+		}
+	}
+}
