@@ -834,6 +834,20 @@ func (s *anthropicStream) call(_ int, c chat.ToolCall) error {
 	return s.closeBlock()
 }
 
+// A streamed call is a tool_use block: started with an empty input, its
+// arguments as input_json_delta fragments, stopped at its end. A withdrawn
+// call's block stops where it was (its input may be incomplete JSON); the
+// message_delta's diagnostics say it does not count.
+func (s *anthropicStream) streamsCalls() bool { return true }
+func (s *anthropicStream) callStart(_ int, id, name string) error {
+	return s.startBlock("tool_use", anthropicToolUse{Type: "tool_use", ID: id, Name: name, Input: json.RawMessage("{}")})
+}
+func (s *anthropicStream) callArgs(_ int, fragment string) error {
+	return s.delta(anthropicInputDelta{"input_json_delta", fragment})
+}
+func (s *anthropicStream) callEnd(int, chat.ToolCall) error { return s.closeBlock() }
+func (s *anthropicStream) callWithdrawn(int) error          { return s.closeBlock() }
+
 func (s *anthropicStream) finish(r chat.FinishReason, u chat.Usage, d []trace.Diagnostic) error {
 	if err := s.closeBlock(); err != nil {
 		return err

@@ -250,12 +250,15 @@ func writeOpenAIError(w http.ResponseWriter, status int, typ, msg, param string)
 }
 
 // openAIToolCall is a call in a response message or a stream delta.
+// openAIToolCall is a call, or in a stream a delta of one: the first names
+// it (id, type, name), the next carry only arguments (the fields a whole
+// call always has are left out when empty).
 type openAIToolCall struct {
 	Index    *int   `json:"index,omitempty"`
-	ID       string `json:"id"`
-	Type     string `json:"type"`
+	ID       string `json:"id,omitempty"`
+	Type     string `json:"type,omitempty"`
 	Function struct {
-		Name      string `json:"name"`
+		Name      string `json:"name,omitempty"`
 		Arguments string `json:"arguments"`
 	} `json:"function"`
 }
@@ -432,6 +435,22 @@ func (s *openAIStream) reasoning(t string) error {
 func (s *openAIStream) call(i int, c chat.ToolCall) error {
 	return s.send(openAIDelta{ToolCalls: []openAIToolCall{toOpenAICall(c, &i)}}, nil, nil, nil)
 }
+
+// A streamed call: the first delta names it, with empty arguments, as
+// OpenAI's streams do; the next carry the arguments' fragments. A withdrawn
+// call cannot be taken back in this API: it stays as far as it was shown,
+// and the finish chunk's diagnostics say it does not count.
+func (s *openAIStream) streamsCalls() bool { return true }
+func (s *openAIStream) callStart(i int, id, name string) error {
+	return s.call(i, chat.ToolCall{ID: id, Function: chat.FunctionCall{Name: name}})
+}
+func (s *openAIStream) callArgs(i int, fragment string) error {
+	d := openAIToolCall{Index: &i}
+	d.Function.Arguments = fragment
+	return s.send(openAIDelta{ToolCalls: []openAIToolCall{d}}, nil, nil, nil)
+}
+func (s *openAIStream) callEnd(int, chat.ToolCall) error { return nil }
+func (s *openAIStream) callWithdrawn(int) error          { return nil }
 
 func (s *openAIStream) finish(r chat.FinishReason, u chat.Usage, d []trace.Diagnostic) error {
 	var extra *dragomanExtra

@@ -38,6 +38,22 @@ type answer interface {
 	fail(err error) error
 }
 
+// callStreamer is an answer that can show a call while the model writes it:
+// announced (id, name), its arguments in fragments, then ended — or
+// withdrawn, when the parser finds that the section was not that call
+// (format.CallWithdrawn; what it held follows as content or as a whole
+// call). The index is the call's position among the answer's calls, as for
+// call.
+type callStreamer interface {
+	// streamsCalls is false where the answer collects (the Responses
+	// builder does both): a collected answer gets whole calls.
+	streamsCalls() bool
+	callStart(index int, id, name string) error
+	callArgs(index int, fragment string) error
+	callEnd(index int, c chat.ToolCall) error
+	callWithdrawn(index int) error
+}
+
 // requestError is a problem with the client's request: HTTP 400, or status
 // when set.
 type requestError struct {
@@ -79,8 +95,11 @@ type exchange struct {
 	// the output, as if the model had written them.
 	prefill, suffix string
 	pending         map[int]*chat.ToolCall
-	calls           int // calls delivered so far
-	begun           bool
+	// live maps the parser's index of a call being streamed to the client's.
+	live      map[int]int
+	calls     int // calls delivered so far, or announced (streamed)
+	withdrawn int // calls announced and then withdrawn
+	begun     bool
 	// rawBytes counts the raw text received, answerBytes that and the
 	// runtime's own reasoning (limits.max_answer_bytes).
 	rawBytes, answerBytes int
@@ -619,7 +638,7 @@ func (x *exchange) pump(ctx context.Context, cancel context.CancelCauseFunc, str
 	case finish == chat.FinishLength:
 		// The limit cut the answer, whatever it held: a client must know
 		// that it is incomplete (a call cut in the middle stayed text).
-	case x.calls > 0:
+	case x.calls-x.withdrawn > 0:
 		finish = chat.FinishToolCalls
 	case finish == "" || finish == chat.FinishToolCalls:
 		finish = chat.FinishStop
@@ -711,17 +730,50 @@ func (x *exchange) deliverCall(c chat.ToolCall) error {
 	return x.emitCall(c)
 }
 
-// emitCall hands a whole call to the client and the trace; a call of a tool
-// the request did not offer gets a diagnostic.
+// emitCall hands a whole call to the client and the trace.
 func (x *exchange) emitCall(c chat.ToolCall) error {
-	if !x.offered(c.Function.Name) {
-		x.rec.Diagnostics = append(x.rec.Diagnostics, trace.Diagnostic{Code: "unknown-tool",
-			Message: fmt.Sprintf("the model called %q, which the request did not offer", c.Function.Name)})
-	}
+	x.checkOffered(c.Function.Name)
 	x.rec.Calls = append(x.rec.Calls, c)
 	i := x.calls
 	x.calls++
 	return x.out.call(i, c)
+}
+
+// checkOffered gives a call of a tool the request did not offer a
+// diagnostic; the name is all it needs, so a streamed call is checked when
+// it is announced.
+func (x *exchange) checkOffered(name string) {
+	if !x.offered(name) {
+		x.rec.Diagnostics = append(x.rec.Diagnostics, trace.Diagnostic{Code: "unknown-tool",
+			Message: fmt.Sprintf("the model called %q, which the request did not offer", name)})
+	}
+}
+
+// streamer returns the answer's call streamer when calls are to be shown
+// as they are written. A forced call (tool_choice required or named) is
+// held back and delivered whole: the request was promised a call, and one
+// withdrawn after it was shown would break that promise mid-stream.
+func (x *exchange) streamer() callStreamer {
+	a := x.out
+	if c, ok := a.(*capturedAnswer); ok {
+		a = c.answer
+	}
+	s, ok := a.(callStreamer)
+	if !ok || !s.streamsCalls() || x.forced() {
+		return nil
+	}
+	return s
+}
+
+// endsIn reports whether evs end or withdraw the call at index: a call
+// announced and ended in the same events is delivered whole.
+func endsIn(evs []format.Event, index int) bool {
+	for _, e := range evs {
+		if (e.Kind == format.CallEnd || e.Kind == format.CallWithdrawn) && e.Index == index {
+			return true
+		}
+	}
+	return false
 }
 
 func (x *exchange) offered(name string) bool {
@@ -733,7 +785,9 @@ func (x *exchange) offered(name string) bool {
 	return false
 }
 
-// events turns parser events into answer calls, assembling each call whole.
+// events turns parser events into answer calls: a call whose end is among
+// the same events is delivered whole; one still being written is streamed
+// where the answer can show it (streamer), else assembled whole.
 func (x *exchange) events(evs []format.Event) error {
 	for _, e := range evs {
 		var err error
@@ -744,24 +798,74 @@ func (x *exchange) events(evs []format.Event) error {
 			err = x.out.reasoning(e.Text)
 		case format.CallStart:
 			x.pending[e.Index] = &chat.ToolCall{ID: e.ID, Type: "function", Function: chat.FunctionCall{Name: e.Name}}
+			if s := x.streamer(); s != nil && !endsIn(evs, e.Index) {
+				err = x.startLive(s, e)
+			}
 		case format.CallArgs:
 			if c := x.pending[e.Index]; c != nil {
 				c.Function.Arguments += e.Text
+				if i, ok := x.live[e.Index]; ok {
+					err = x.streamer().callArgs(i, e.Text)
+				}
 			}
 		case format.CallEnd:
-			if c := x.pending[e.Index]; c != nil {
-				delete(x.pending, e.Index)
-				if x.rec.Mode == "relay" {
-					x.rec.Act(trace.ActionCallFromContent)
-				}
-				err = x.emitCall(*c)
-			}
+			err = x.endCall(e.Index)
+		case format.CallWithdrawn:
+			err = x.withdrawCall(e.Index)
 		}
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// startLive announces a call whose arguments are still being written.
+func (x *exchange) startLive(s callStreamer, e format.Event) error {
+	if x.live == nil {
+		x.live = map[int]int{}
+	}
+	x.checkOffered(e.Name)
+	x.live[e.Index] = x.calls
+	x.calls++
+	return s.callStart(x.live[e.Index], e.ID, e.Name)
+}
+
+// endCall delivers the call at the parser's index: whole, or the end of
+// its stream.
+func (x *exchange) endCall(index int) error {
+	c := x.pending[index]
+	if c == nil {
+		return nil
+	}
+	delete(x.pending, index)
+	if x.rec.Mode == "relay" {
+		x.rec.Act(trace.ActionCallFromContent)
+	}
+	i, live := x.live[index]
+	if !live {
+		return x.emitCall(*c)
+	}
+	delete(x.live, index)
+	x.rec.Calls = append(x.rec.Calls, *c)
+	return x.streamer().callEnd(i, *c)
+}
+
+// withdrawCall takes back a call the parser announced and then found not to
+// be one. A streamed one stays at the client as far as it was shown: the
+// client is told it ended, and a diagnostic says that it does not count.
+func (x *exchange) withdrawCall(index int) error {
+	c := x.pending[index]
+	delete(x.pending, index)
+	i, live := x.live[index]
+	if c == nil || !live {
+		return nil
+	}
+	delete(x.live, index)
+	x.withdrawn++
+	x.rec.Diagnostics = append(x.rec.Diagnostics, trace.Diagnostic{Code: "withdrawn-call",
+		Message: fmt.Sprintf("call %d (%q) was shown while the model wrote it, and its markup then turned out not to be that call; what it held follows as text or as a call of its own", i, c.Function.Name)})
+	return x.streamer().callWithdrawn(i)
 }
 
 // closeParser flushes the parser and records its diagnostics.

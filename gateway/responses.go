@@ -469,7 +469,11 @@ type responsesBuilder struct {
 	state  *responsesState
 	req    *chat.Request
 	stream *sse // nil when collecting
-	seq    int
+	// liveCall is the output index of the call being streamed, liveArgs
+	// its arguments so far.
+	liveCall int
+	liveArgs string
+	seq      int
 
 	id, model  string
 	created    int64
@@ -625,6 +629,48 @@ func (b *responsesBuilder) call(_ int, c chat.ToolCall) error {
 		return err
 	}
 	item["arguments"], item["status"] = c.Function.Arguments, "completed"
+	return b.event("response.output_item.done", map[string]any{"output_index": index, "item": item})
+}
+
+// A streamed call (streaming only): output_item.added with empty arguments,
+// the fragments as function_call_arguments.delta, then .done and
+// output_item.done. A withdrawn call ends with status "incomplete": it stays
+// in the output as the stream showed it (output indexes do not move), but
+// not in what previous_response_id continues.
+func (b *responsesBuilder) streamsCalls() bool { return b.stream != nil }
+
+func (b *responsesBuilder) callStart(_ int, id, name string) error {
+	if err := b.closeItem(); err != nil {
+		return err
+	}
+	b.held = ""
+	item := map[string]any{"type": "function_call", "id": newID("fc_"), "call_id": id, "name": name, "arguments": "", "status": "in_progress"}
+	b.liveCall, b.liveArgs = len(b.output), ""
+	b.output = append(b.output, item)
+	return b.event("response.output_item.added", map[string]any{"output_index": b.liveCall, "item": item})
+}
+
+func (b *responsesBuilder) callArgs(_ int, fragment string) error {
+	b.liveArgs += fragment
+	item := b.output[b.liveCall]
+	return b.event("response.function_call_arguments.delta", map[string]any{"item_id": item["id"], "output_index": b.liveCall, "delta": fragment})
+}
+
+func (b *responsesBuilder) callEnd(_ int, c chat.ToolCall) error {
+	b.assistant.ToolCalls = append(b.assistant.ToolCalls, c)
+	return b.endLive("completed")
+}
+
+func (b *responsesBuilder) callWithdrawn(int) error { return b.endLive("incomplete") }
+
+// endLive ends the streamed call with the arguments it showed.
+func (b *responsesBuilder) endLive(status string) error {
+	index, item := b.liveCall, b.output[b.liveCall]
+	ids := map[string]any{"item_id": item["id"], "output_index": index}
+	if err := b.event("response.function_call_arguments.done", merge(merge(ids, "name", item["name"]), "arguments", b.liveArgs)); err != nil {
+		return err
+	}
+	item["arguments"], item["status"] = b.liveArgs, status
 	return b.event("response.output_item.done", map[string]any{"output_index": index, "item": item})
 }
 

@@ -1,0 +1,121 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/dragoman-dev/dragoman/backend"
+	"github.com/dragoman-dev/dragoman/chat"
+)
+
+// A call streams while the model writes it (format's live calls): these
+// scripts write a Hermes call a few bytes at a time.
+
+// inPieces cuts text into chunks of n bytes, then the finish.
+func inPieces(text string, n int, finish chat.FinishReason) []backend.Chunk {
+	var out []backend.Chunk
+	for i := 0; i < len(text); i += n {
+		out = append(out, backend.Chunk{Text: text[i:min(i+n, len(text))]})
+	}
+	return append(out, backend.Chunk{FinishReason: finish, Usage: &chat.Usage{PromptTokens: 3, CompletionTokens: 9}})
+}
+
+func TestAnthropicStreamsCallArguments(t *testing.T) {
+	ts := newFakeGateway(t, Config{}, qwenRuntime(inPieces("Checking."+parisCall, 4, chat.FinishStop)...))
+	_, data := postMessages(t, ts, `{"model": "qwen", "max_tokens": 100, "stream": true, "tools": [`+weatherTool+`], "messages": [{"role": "user", "content": "Weather?"}]}`)
+	evs := readSSE(t, data)
+	fragments := 0
+	for _, e := range evs {
+		if e.name == "content_block_delta" && e.data["index"] == float64(1) {
+			if path(e.data, "delta", "type") != "input_json_delta" {
+				t.Errorf("delta %v", e.data)
+			}
+			fragments++
+		}
+	}
+	if fragments < 3 {
+		t.Errorf("%d input_json_delta events, want the arguments in fragments", fragments)
+	}
+	if got := deltaText(evs, 1, "partial_json"); got != `{"city": "Paris"}` {
+		t.Errorf("partial_json adds up to %q", got)
+	}
+	if s := shape(evs); s[len(s)-2] != "message_delta tool_use" || s[5] != "content_block_start 1 tool_use" {
+		t.Errorf("events %v", s)
+	}
+}
+
+func TestResponsesStreamsCallArguments(t *testing.T) {
+	ts := newFakeGateway(t, Config{}, qwenRuntime(inPieces(weatherCall, 4, chat.FinishStop)...))
+	client := responsesClient(ts.URL)
+	stream := client.Responses.NewStreaming(context.Background(), responses.ResponseNewParams{
+		Model: "qwen", Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("Weather in Paris?")},
+		Tools: []responses.ToolUnionParam{weatherFunction},
+	})
+	var args, done string
+	deltas := 0
+	var final responses.Response
+	for stream.Next() {
+		switch ev := stream.Current(); ev.Type {
+		case "response.output_item.added":
+			if item := ev.AsResponseOutputItemAdded().Item; item.Type != "function_call" || item.Name != "get_weather" || item.Arguments.OfString != "" {
+				t.Errorf("added %+v", item)
+			}
+		case "response.function_call_arguments.delta":
+			args += ev.Delta
+			deltas++
+		case "response.function_call_arguments.done":
+			done = ev.Arguments
+		case "response.completed":
+			final = ev.AsResponseCompleted().Response
+		}
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if deltas < 3 || args != `{"city": "Paris"}` || done != args {
+		t.Errorf("%d deltas adding up to %q, done %q", deltas, args, done)
+	}
+	if len(final.Output) != 1 || final.Output[0].Arguments.OfString != args || final.Output[0].Status != "completed" {
+		t.Errorf("final output %+v", final.Output)
+	}
+}
+
+// A call cut before its arguments end is withdrawn: shown as far as it got,
+// then its text as content, no tool_calls finish, and a diagnostic.
+func TestOpenAIStreamWithdrawsCutCall(t *testing.T) {
+	cut := weatherCall[:strings.Index(weatherCall, "Paris")+2]
+	ts := newFakeGateway(t, Config{}, qwenRuntime(inPieces(cut, 4, chat.FinishStop)...))
+	events, _ := sseData(t, post(t, ts.URL+"/v1/chat/completions", chatBody(`"stream":true`)).Body)
+	var content, args string
+	var finish any
+	var diags []any
+	for _, ev := range events {
+		d := path(ev, "choices", 0, "delta")
+		if s, ok := path(d, "content").(string); ok {
+			content += s
+		}
+		if tc, ok := path(d, "tool_calls").([]any); ok {
+			for _, c := range tc {
+				args += path(c, "function", "arguments").(string)
+			}
+		}
+		if f := path(ev, "choices", 0, "finish_reason"); f != nil {
+			finish = f
+		}
+		if ds, ok := path(ev, "dragoman", "diagnostics").([]any); ok {
+			diags = append(diags, ds...)
+		}
+	}
+	if content != cut || !strings.HasPrefix(args, `{"city": "Pa`) || finish != "stop" {
+		t.Errorf("content %q, arguments shown %q, finish %v", content, args, finish)
+	}
+	codes, _ := json.Marshal(diags)
+	if !strings.Contains(string(codes), `"withdrawn-call"`) || !strings.Contains(string(codes), `"malformed-call"`) {
+		t.Errorf("diagnostics %s", codes)
+	}
+}
