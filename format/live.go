@@ -126,7 +126,9 @@ func liveNameArguments(opener string) func(string) (string, int, bool) {
 		if !c.lit("{") || !c.lit(`"name"`) || !c.lit(":") || !c.lit(`"`) {
 			return "", 0, false
 		}
-		end := strings.IndexAny(section[c.i:], `"\`)
+		// A name longer than maxLiveName is left to the whole parse, so that
+		// looking for its end on every chunk stays bounded.
+		end := strings.IndexAny(section[c.i:min(len(section), c.i+maxLiveName)], `"\`)
 		if end <= 0 || section[c.i+end] != '"' {
 			return "", 0, false
 		}
@@ -139,6 +141,8 @@ func liveNameArguments(opener string) func(string) (string, int, bool) {
 		return name, c.i - 1, true
 	}
 }
+
+const maxLiveName = 256
 
 // jsonCursor matches literals separated by JSON whitespace.
 type jsonCursor struct {
