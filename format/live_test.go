@@ -183,3 +183,15 @@ func TestLiveCallWithdrawn(t *testing.T) {
 		}
 	}
 }
+
+// A chain around a live family (LM Studio's protocol in front of Hermes)
+// renumbers a withdrawn call as it numbered its start.
+func TestLiveCallWithdrawnThroughLMStudioChain(t *testing.T) {
+	hermes, _ := Lookup("hermes")
+	out := "[TOOL_REQUEST]{\"name\": \"a\", \"arguments\": {}}[END_TOOL_REQUEST]\n<tool_call>\n{\"name\": \"f\", \"arguments\": {\"x\": \"cut"
+	p := WithLMStudioCalls(hermes.New(lmstudioOptions()), lmstudioOptions())
+	calls := feedEvents(t, "chain", p, randomSplit(rand.New(rand.NewSource(3)), out))
+	if len(calls) != 2 || !calls[0].ended || !calls[1].withdrawn || calls[1].name != "f" {
+		t.Fatalf("calls %+v, want a ended and f withdrawn", calls)
+	}
+}

@@ -144,7 +144,7 @@ func (c *lmstudioChain) take(events []Event, index *map[int]int) {
 		case CallStart:
 			c.afterCall, c.held = false, "" // layout between two calls
 		}
-		if e.Kind == CallStart || e.Kind == CallArgs || e.Kind == CallEnd {
+		if e.Kind == CallStart || e.Kind == CallArgs || e.Kind == CallEnd || e.Kind == CallWithdrawn {
 			if *index == nil {
 				*index = map[int]int{}
 			}
