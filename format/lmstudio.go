@@ -45,6 +45,7 @@ func newLMStudioParser(o Options) Parser {
 		// LM Studio's examples put each block on a line of its own.
 		spacedCalls: true,
 		section:     lmstudioSection,
+		liveCall:    liveNameArguments(lmstudioOpen),
 	}, o)
 }
 

@@ -36,6 +36,7 @@ func init() {
 				section: func(buf string, final bool) (int, []call, bool, error) {
 					return longcatSection(o.Tools, buf, final)
 				},
+				liveCall: liveNameArguments(longcatTags.callOpen), // the JSON form; key/value tags parse whole
 			}, o)
 		},
 		Detect: func(t string) bool { return strings.Contains(t, "<longcat_tool_call>") },
