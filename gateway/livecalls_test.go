@@ -119,3 +119,23 @@ func TestOpenAIStreamWithdrawsCutCall(t *testing.T) {
 		t.Errorf("diagnostics %s", codes)
 	}
 }
+
+// With content capture on (OTel), the answer is wrapped, and calls still
+// stream; the span's call event has the whole arguments.
+func TestLiveCallsThroughCapturedAnswer(t *testing.T) {
+	url, spans := otelGateway(t, Config{OTel: OTel{CaptureContent: true}}, qwenRuntime(inPieces(weatherCall, 4, chat.FinishStop)...))
+	chunks, _ := sseData(t, post(t, url+"/v1/chat/completions", chatBody(`"stream":true`)).Body)
+	deltas := 0
+	for _, ev := range chunks {
+		if tc, ok := path(ev, "choices", 0, "delta", "tool_calls").([]any); ok {
+			deltas += len(tc)
+		}
+	}
+	if deltas < 3 {
+		t.Errorf("%d tool_calls deltas, want the call streamed", deltas)
+	}
+	root := spanNamed(t, spans(), "chat qwen")
+	if c := events(root, "dragoman.call"); len(c) != 1 || c[0]["gen_ai.tool.call.arguments"] != `{"city": "Paris"}` {
+		t.Errorf("call events %v", c)
+	}
+}
