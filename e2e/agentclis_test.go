@@ -218,15 +218,46 @@ func TestClaudeCodeToolRound(t *testing.T) {
 	// close before the output limit: Claude Code goes on after such an
 	// answer at 1024 tokens (at 384 it gives up: "exceeded the output token
 	// maximum"), and a 1024-token answer took 60-100 s on a loaded 2-core
-	// machine, two of them more than the three minutes once allowed; the
-	// session has five.
-	printed := runAgent(t, claude, []string{"-p", "What's the weather in Paris?", "--max-turns", "2"}, env, 5*time.Minute)
+	// machine, two of them more than the three minutes once allowed.
+	// Three turns: after a first answer cut at the limit, the second may
+	// call, and the third is the one that sends its result (with two, Claude
+	// Code ran the call and stopped: "Reached max turns (2)", a failure in
+	// about one run of three); the session has eight minutes for them.
+	printed := runAgent(t, claude, []string{"-p", "What's the weather in Paris?", "--max-turns", "3"}, env, 8*time.Minute)
 	traces, first, next := toolRound(t, base, "anthropic")
+	checkPrefixesCached(t, base, traces)
+	// Claude Code samples at its own temperature over a prompt that differs
+	// in every run (its working folder), so whether the scripted model
+	// closes a call within the turns is chance. That outcome, and only it,
+	// is a skip: every answer without a call must have been cut at the
+	// limit inside a call it opened (a call written whole and not parsed
+	// fails), and a call in the last turn leaves none to send its result.
+	if first == nil && allCutInsideACall(t, base, traces) {
+		t.Skipf("the scripted model left its call open until the output limit in all %d turns (sampling, not the gateway): no tool round to check", len(traces))
+	}
 	checkToolRound(t, traces, first, next, `"name": "Bash"`, printed)
+	if next == nil && str(first, "id") == str(traces[0], "id") {
+		t.Skipf("the scripted model's first complete call came in the last of %d turns: Claude Code had no turn left to send its result", len(traces))
+	}
 	if next == nil {
 		t.Errorf("Claude Code sent no request after the call; it printed:\n%s", tail(printed, 3000))
 	}
-	checkPrefixesCached(t, base, traces)
+}
+
+// allCutInsideACall reports whether every traced answer ended at the output
+// limit inside a call section it had opened: its raw completion's last
+// <tool_call> has no </tool_call> after it.
+func allCutInsideACall(t *testing.T, base string, traces []any) bool {
+	t.Helper()
+	for _, r := range traces {
+		rec := getJSON(t, base+"/v1/dragoman/requests/"+str(r, "id"))
+		raw := str(rec, "completion")
+		open := strings.LastIndex(raw, "<tool_call>")
+		if path(rec, "finish_reason") != "length" || open < 0 || strings.Contains(raw[open:], "</tool_call>") {
+			return false
+		}
+	}
+	return len(traces) > 0
 }
 
 // checkPrefixesCached asserts that each request whose prompt extends an
