@@ -28,15 +28,7 @@ func TestEmbeddedForcedCalls(t *testing.T) {
 	cl := client(base)
 	tools, schemas := boundedToolsAndSchemas(t)
 	sample := func(choice openai.ChatCompletionToolChoiceOptionUnionParam, seed int) (bool, string) {
-		resp, err := cl.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
-			Model:             "tiny-qwen3-random",
-			Messages:          []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Use a tool.")},
-			Tools:             tools,
-			ToolChoice:        choice,
-			MaxTokens:         openai.Int(128),
-			Seed:              openai.Int(int64(seed)),
-			ParallelToolCalls: openai.Bool(false), // the grammar then ends after one call
-		})
+		resp, err := cl.Chat.Completions.New(context.Background(), useATool("tiny-qwen3-random", tools, choice, 128, seed))
 		if err != nil {
 			return false, err.Error()
 		}
@@ -138,15 +130,7 @@ func TestEmbeddedForcedCallAfterOpenReasoning(t *testing.T) {
 	tools, schemas := boundedToolsAndSchemas(t)
 	samples := sampleCount(t, 20)
 	for i := range samples {
-		resp, err := cl.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
-			Model:             "tiny-reasoning-open",
-			Messages:          []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Use a tool.")},
-			Tools:             tools,
-			ToolChoice:        openai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: openai.String("required")},
-			MaxTokens:         openai.Int(1024),
-			Seed:              openai.Int(int64(i)),
-			ParallelToolCalls: openai.Bool(false),
-		})
+		resp, err := cl.Chat.Completions.New(context.Background(), useATool("tiny-reasoning-open", tools, required, 1024, i))
 		if err != nil {
 			t.Fatalf("sample %d: %v", i, err)
 		}
@@ -252,15 +236,7 @@ func TestEmbeddedForcedCallsConcurrentStreams(t *testing.T) {
 // its one call against the schemas; it returns the response's id (its
 // trace's) or what was wrong.
 func streamRequiredCall(cl openai.Client, tools []openai.ChatCompletionToolUnionParam, schemas map[string]*grammar.Grammar, seed int) struct{ id, problem string } {
-	stream := cl.Chat.Completions.NewStreaming(context.Background(), openai.ChatCompletionNewParams{
-		Model:             "tiny-qwen3-random",
-		Messages:          []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Use a tool.")},
-		Tools:             tools,
-		ToolChoice:        openai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: openai.String("required")},
-		MaxTokens:         openai.Int(128),
-		Seed:              openai.Int(int64(seed)),
-		ParallelToolCalls: openai.Bool(false),
-	})
+	stream := cl.Chat.Completions.NewStreaming(context.Background(), useATool("tiny-qwen3-random", tools, required, 128, seed))
 	var acc openai.ChatCompletionAccumulator
 	for stream.Next() {
 		acc.AddChunk(stream.Current())
@@ -281,4 +257,22 @@ func streamRequiredCall(cl openai.Client, tools []openai.ChatCompletionToolUnion
 		return fail("invalid call %s %s", c.Function.Name, c.Function.Arguments)
 	}
 	return struct{ id, problem string }{id: acc.ID}
+}
+
+// required is tool_choice "required".
+var required = openai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: openai.String("required")}
+
+// useATool is the forced-call tests' request: "Use a tool." with the tools,
+// the tool choice, an output limit and a seed, one call at most (the grammar
+// then ends after one call).
+func useATool(model string, tools []openai.ChatCompletionToolUnionParam, choice openai.ChatCompletionToolChoiceOptionUnionParam, maxTokens, seed int) openai.ChatCompletionNewParams {
+	return openai.ChatCompletionNewParams{
+		Model:             model,
+		Messages:          []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Use a tool.")},
+		Tools:             tools,
+		ToolChoice:        choice,
+		MaxTokens:         openai.Int(int64(maxTokens)),
+		Seed:              openai.Int(int64(seed)),
+		ParallelToolCalls: openai.Bool(false),
+	}
 }

@@ -135,11 +135,7 @@ func TestConfiguredUpstreamRetriedOnTheClock(t *testing.T) {
 	}
 	defer s.Close()
 	ts := httptestServer(t, s)
-	status := func() int {
-		resp := post(t, ts.URL+"/v1/chat/completions", chatBody(""))
-		resp.Body.Close()
-		return resp.StatusCode
-	}
+	status := func() int { return chatStatus(t, ts.URL) }
 	settled := func() { // the background attempt has been recorded
 		t.Helper()
 		for waitFor(func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.pending) == 0 || !s.pending[0].trying }) {
@@ -193,11 +189,7 @@ func TestLostRuntimeForgottenAfterLostFor(t *testing.T) {
 	}
 	defer s.Close()
 	ts := httptestServer(t, s)
-	status := func() int {
-		resp := post(t, ts.URL+"/v1/chat/completions", chatBody(""))
-		resp.Body.Close()
-		return resp.StatusCode
-	}
+	status := func() int { return chatStatus(t, ts.URL) }
 	if status() != http.StatusOK {
 		t.Fatal("the discovered runtime does not serve")
 	}
@@ -251,4 +243,12 @@ func TestPreparationRefreshedAfterTTL(t *testing.T) {
 	if rt.infos != 2 {
 		t.Errorf("%d preparations, want 2", rt.infos)
 	}
+}
+
+// chatStatus sends the test's chat request and returns the answer's status.
+func chatStatus(t *testing.T, base string) int {
+	t.Helper()
+	resp := post(t, base+"/v1/chat/completions", chatBody(""))
+	resp.Body.Close()
+	return resp.StatusCode
 }

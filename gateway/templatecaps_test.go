@@ -122,17 +122,9 @@ func TestDroppedMessageDiagnosed(t *testing.T) {
 // Across the corpus, text parts never reach a prompt as a repr and never
 // vanish where the same text as a string would have been rendered.
 func TestContentPartsOnEveryCorpusTemplate(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join(fixtures.Require(t), "corpus", "templates", "*.jinja"))
-	if len(paths) == 0 {
-		t.Fatal("no corpus templates")
-	}
+	templates := corpusTemplates(t)
 	checked := 0
-	for _, p := range paths {
-		src, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		name := filepath.Base(p)
+	for name, src := range templates {
 		send := func(content string) (*fakeRuntime, int) {
 			rt := templateRuntime(string(src))
 			ts := newFakeGateway(t, Config{}, rt)
@@ -158,7 +150,7 @@ func TestContentPartsOnEveryCorpusTemplate(t *testing.T) {
 		}
 		checked++
 	}
-	t.Logf("%d of %d templates checked", checked, len(paths))
+	t.Logf("%d of %d templates checked", checked, len(templates))
 }
 
 // toolRoundBody is a conversation with one tool round whose call id is id.
@@ -219,16 +211,9 @@ func TestClientCallIDsKeptWhereTheTemplateTakesAny(t *testing.T) {
 // Across the corpus, a tool round with a client's id renders wherever the
 // same round with a nine-character id does.
 func TestClientCallIDsOnEveryCorpusTemplate(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join(fixtures.Require(t), "corpus", "templates", "*.jinja"))
-	if len(paths) == 0 {
-		t.Fatal("no corpus templates")
-	}
+	templates := corpusTemplates(t)
 	checked := 0
-	for _, p := range paths {
-		src, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for name, src := range templates {
 		send := func(id string) int {
 			ts := newFakeGateway(t, Config{}, templateRuntime(string(src)))
 			resp := post(t, ts.URL+"/v1/chat/completions", toolRoundBody(id))
@@ -239,9 +224,27 @@ func TestClientCallIDsOnEveryCorpusTemplate(t *testing.T) {
 			continue // the template refuses this conversation whatever the id
 		}
 		if status := send("call_" + strings.Repeat("q", 24)); status != 200 {
-			t.Errorf("%s: a client's call id refused (%d) where a nine-character one renders", filepath.Base(p), status)
+			t.Errorf("%s: a client's call id refused (%d) where a nine-character one renders", name, status)
 		}
 		checked++
 	}
-	t.Logf("%d of %d templates checked", checked, len(paths))
+	t.Logf("%d of %d templates checked", checked, len(templates))
+}
+
+// corpusTemplates reads every corpus template, by file name.
+func corpusTemplates(t *testing.T) map[string][]byte {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(fixtures.Require(t), "corpus", "templates", "*.jinja"))
+	if len(paths) == 0 {
+		t.Fatal("no corpus templates")
+	}
+	out := make(map[string][]byte, len(paths))
+	for _, p := range paths {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[filepath.Base(p)] = src
+	}
+	return out
 }
