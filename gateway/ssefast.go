@@ -18,16 +18,31 @@ import (
 // with HTML escaping off: as it is when nothing in it needs escaping (most
 // tokens), else as the encoder writes it.
 func appendJSONString(b []byte, s string) []byte {
+	var q quoter
+	return q.append(b, s)
+}
+
+// quoter is appendJSONString with the encoder kept for the texts that need
+// escaping (a token holding a newline or a quote, common in code), so that
+// a stream makes one, not one per such token.
+type quoter struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+func (q *quoter) append(b []byte, s string) []byte {
 	if plainJSONString(s) {
 		b = append(b, '"')
 		b = append(b, s...)
 		return append(b, '"')
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+	if q.enc == nil {
+		q.enc = json.NewEncoder(&q.buf)
+		q.enc.SetEscapeHTML(false)
+	}
+	q.buf.Reset()
+	_ = q.enc.Encode(s) // a string always encodes
+	return append(b, bytes.TrimSuffix(q.buf.Bytes(), []byte("\n"))...)
 }
 
 // plainJSONString reports whether s is written in JSON as it is: valid UTF-8
@@ -52,6 +67,7 @@ type deltaEvent struct {
 	content, reasoning []byte // "data: {…"delta":{"content":
 	end                []byte // },"finish_reason":null}]}\n\n
 	buf                []byte
+	quote              quoter
 }
 
 // newDeltaEvent makes the fixed parts for a stream's id, creation time and
@@ -75,7 +91,7 @@ func newDeltaEvent(id string, created int64, model string) *deltaEvent {
 // slice is valid until the next call.
 func (d *deltaEvent) event(head []byte, text string) []byte {
 	d.buf = append(d.buf[:0], head...)
-	d.buf = appendJSONString(d.buf, text)
+	d.buf = d.quote.append(d.buf, text)
 	d.buf = append(d.buf, d.end...)
 	return d.buf
 }
