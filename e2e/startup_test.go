@@ -74,8 +74,8 @@ func TestServeStartupAndRequestLines(t *testing.T) {
 			loadLines := func() {
 				// The model named with its file and size as it loads, then
 				// the time it took.
-				awaitLine(t, lines, "loading tiny-qwen3-toolcall ("+model+", ", "with its KV cache)")
-				awaitLine(t, lines, "model tiny-qwen3-toolcall loaded in ", "with its KV cache)")
+				awaitLine(t, lines, "loading tiny-qwen3-toolcall ("+model+", ", "with its KV cache and compute buffers)")
+				awaitLine(t, lines, "model tiny-qwen3-toolcall loaded in ", "with its KV cache and compute buffers)")
 			}
 			how := "checked, loaded in this process on its first request"
 			policy := "models are loaded on their first request"

@@ -12,8 +12,9 @@ package llamacpp
 // them absent (start, sched.go): requests that arrive meanwhile wait in the
 // scheduler's queue, so concurrent first requests load once.
 //
-// A loaded model holds memory: its weights (the file's size, mapped) and its
-// KV cache (the context's cells × the bytes a token, size.go). The engine's
+// A loaded model holds memory: its weights (the file's size, mapped), its
+// KV cache (the context's cells × the bytes a token, size.go) and its
+// context's compute and output buffers (buffers.go). The engine's
 // pool counts what the loaded models hold against Options.MemoryBudget.
 // Loading, or making an idle-released KV cache again, reserves its bytes
 // first; when they do not fit, the least recently used idle model is
@@ -75,7 +76,7 @@ type LoadEvent struct {
 	Model    string
 	Path     string
 	Progress float64
-	Size     int64 // bytes: the weights and the KV cache
+	Size     int64 // bytes: the weights, the KV cache and the context's buffers
 	Took     time.Duration
 	Why      string
 	Err      error
@@ -191,6 +192,39 @@ func (p *pool) lruIdle(m *model) *model {
 	return best
 }
 
+// settle corrects m's account by diff bytes once what it holds is measured
+// (a context's buffers, counted by an estimate until it was made): a
+// negative diff is given back; a positive one is counted at once, and the
+// least recently used idle models are unloaded while the account is over
+// the budget. It does not wait for busy models (the context is made
+// already): the next reservation does.
+func (p *pool) settle(m *model, diff int64, forWhat string) {
+	if diff <= 0 {
+		p.give(m, -diff)
+		return
+	}
+	p.mu.Lock()
+	p.used += diff
+	m.life.held += diff
+	p.mu.Unlock()
+	for {
+		p.mu.Lock()
+		over := p.budget > 0 && p.used > p.budget
+		victim := p.lruIdle(m)
+		p.mu.Unlock()
+		if !over || victim == nil {
+			return
+		}
+		select {
+		case victim.hold <- struct{}{}:
+			victim.unload(fmt.Sprintf("to make room for %s's buffers under the memory budget of %s", forWhat, humanBytes(p.budget)))
+			victim.release()
+		default:
+			return // its scheduler is not idle: not waited for
+		}
+	}
+}
+
 // give takes bytes back from m's account.
 func (p *pool) give(m *model, bytes int64) {
 	p.mu.Lock()
@@ -244,7 +278,7 @@ func (m *model) ensureLoaded(ctx context.Context) error {
 	if m.m != 0 {
 		return nil
 	}
-	if err := m.pool.reserve(ctx, m, m.weightBytes()+m.kvHeld(), m.id); err != nil {
+	if err := m.pool.reserve(ctx, m, m.weightBytes()+m.contextHeld(), m.id); err != nil {
 		return err
 	}
 	m.pool.mu.Lock()
@@ -266,8 +300,7 @@ func (m *model) ensureLoaded(ctx context.Context) error {
 // loadWeights reads the weights and makes the context and the batch with
 // the parameters open settled, reporting the progress to OnLoad.
 func (m *model) loadWeights() error {
-	size := m.weightBytes() + m.kvHeld()
-	m.event(LoadEvent{Kind: LoadStart, Size: size})
+	m.event(LoadEvent{Kind: LoadStart, Size: m.weightBytes() + m.contextHeld()})
 	start := time.Now()
 	fail := func(err error) error {
 		m.freeContext()
@@ -292,7 +325,9 @@ func (m *model) loadWeights() error {
 	m.canCopy = !llamaModelIsRecurrent(m.m) && !llamaModelIsHybrid(m.m)
 	m.key, _ = m.stateKey()
 	takeProblems() // the load's warnings are not the context's reasons
-	m.lctx = initFromModel(m.m, m.cp)
+	estimated := m.buffersHeld()
+	m.lctx = m.makeContext()
+	m.pool.settle(m, m.buffersHeld()-estimated, m.id)
 	if m.lctx == 0 {
 		return fail(fmt.Errorf("model %s: llama.cpp could not make a context of %d tokens with %d slots: %s", m.path, m.nCtx, len(m.slots), orUnknown(takeProblems())))
 	}
@@ -319,7 +354,7 @@ func (m *model) loadWeights() error {
 	m.restoreSlots()
 	m.released.Store(false)
 	m.loads.Add(1)
-	m.event(LoadEvent{Kind: Loaded, Size: size, Took: time.Since(start)})
+	m.event(LoadEvent{Kind: Loaded, Size: m.weightBytes() + m.contextHeld(), Took: time.Since(start)})
 	return nil
 }
 
@@ -413,7 +448,7 @@ func (e *Engine) ModelStatus() []backend.ModelStatus {
 		case m.life.loaded:
 			st.Size = m.life.held
 		default:
-			st.Size = m.weightBytes() + m.kvHeld()
+			st.Size = m.weightBytes() + m.contextHeld()
 		}
 		if keep := m.life.keepFor; m.life.loaded && keep >= 0 {
 			st.ExpiresAt = m.life.lastDone.Add(keep)
@@ -505,7 +540,7 @@ func fileSizeOf(path string) int64 {
 func (e *Engine) preload() error {
 	var total int64
 	for _, m := range e.models {
-		total += m.weightBytes() + m.kvHeld()
+		total += m.weightBytes() + m.contextHeld()
 	}
 	if e.pool.budget > 0 && total > e.pool.budget && len(e.models) > 1 {
 		names := make([]string, len(e.models))

@@ -136,7 +136,7 @@ func TestLoadOnFirstUse(t *testing.T) {
 		t.Error("the other model was loaded by requests that did not ask for it")
 	}
 	st := statusOf(t, e, m.id)
-	if !st.Loaded || st.Loading || !st.KVResident || st.Size != m.fileSize+512*m.sizing.KVPerToken || st.Running != 0 || !st.ExpiresAt.IsZero() {
+	if !st.Loaded || st.Loading || !st.KVResident || st.Size != m.fileSize+512*m.sizing.KVPerToken+m.buffers.Load() || st.Running != 0 || !st.ExpiresAt.IsZero() {
 		t.Errorf("status once loaded (no keep-alive): %+v; file %d, KV %d a token", st, m.fileSize, m.sizing.KVPerToken)
 	}
 }
@@ -151,9 +151,10 @@ func TestLoadProgress(t *testing.T) {
 	}
 	defer e.Close()
 	answerOf(t, e, greedy("tiny-qwen3-random"))
+	m := e.byID["tiny-qwen3-random"]
 	start := ev.next(t, LoadStart)
-	if start.Model != "tiny-qwen3-random" || start.Size <= 0 {
-		t.Errorf("start %+v", start)
+	if start.Model != "tiny-qwen3-random" || start.Size != m.fileSize+m.kvHeld()+m.bufferEstimate() {
+		t.Errorf("start %+v: want the size with the buffers' estimate", start)
 	}
 	var progress []float64
 	var done LoadEvent
@@ -181,8 +182,8 @@ func TestLoadProgress(t *testing.T) {
 			t.Errorf("progress went back: %v", progress)
 		}
 	}
-	if done.Took <= 0 || done.Size != start.Size {
-		t.Errorf("loaded %+v after start %+v", done, start)
+	if done.Took <= 0 || done.Size != m.fileSize+m.kvHeld()+m.buffers.Load() || m.buffers.Load() == 0 {
+		t.Errorf("loaded %+v after start %+v: want the size with the buffers measured", done, start)
 	}
 }
 

@@ -36,6 +36,9 @@ func logLine(level int, text string) {
 	if logs.verbose {
 		fmt.Fprint(os.Stderr, text)
 	}
+	if level == logInfo {
+		countBufferLine(text)
+	}
 	logs.Lock()
 	defer logs.Unlock()
 	if level == logCont {

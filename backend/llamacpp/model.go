@@ -88,6 +88,9 @@ type model struct {
 	progressID uintptr
 	loads      atomic.Int64
 	unloads    atomic.Int64
+	// buffers is what llama.cpp logged its context's compute and output
+	// buffers as, once it made one (buffers.go); 0 before.
+	buffers atomic.Int64
 	// queued, set by tests, is sent a value by each request about to
 	// queue for the scheduler (the tests' way to know that requests wait
 	// behind a load without timing it).

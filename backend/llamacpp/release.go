@@ -35,21 +35,23 @@ func (m *model) releaseKV() {
 	}
 	m.released.Store(true)
 	m.releases.Add(1)
-	m.pool.give(m, m.kvHeld()) // the weights stay counted
+	m.pool.give(m, m.contextHeld()) // the weights stay counted
 }
 
 // restoreKV makes the context and the batch again, its memory reserved
 // first (lifecycle.go) for the request being admitted.
 func (m *model) restoreKV(ctx context.Context) error {
-	if err := m.pool.reserve(ctx, m, m.kvHeld(), m.id+"'s KV cache"); err != nil {
+	if err := m.pool.reserve(ctx, m, m.contextHeld(), m.id+"'s context"); err != nil {
 		return err
 	}
 	fail := func(err error) error {
-		m.pool.give(m, m.kvHeld())
+		m.pool.give(m, m.contextHeld())
 		return err
 	}
 	takeProblems()
-	m.lctx = initFromModel(m.m, m.cp)
+	counted := m.buffersHeld()
+	m.lctx = m.makeContext()
+	m.pool.settle(m, m.buffersHeld()-counted, m.id)
 	if m.lctx == 0 {
 		return fail(fmt.Errorf("model %s: llama.cpp could not make its context again after the idle release: %s", m.path, orUnknown(takeProblems())))
 	}

@@ -125,7 +125,7 @@ func runServe(args []string, e *env) int {
 	slotSaveDir := fs.String("slot-save-dir", "", "save each -model's cached conversations (its slots' tokens and KV cache) in this folder when serve stops, the model unloads or -idle-release frees them, and read them back at the next load, so that a restarted gateway resumes an agent's long prompt from the cache (default: not saved)")
 	preload := fs.Bool("preload", false, "load each -model at start (default: on its first request; the file is checked at start either way)")
 	keepAlive := fs.Duration("keep-alive", 0, "unload each -model (weights and KV cache) after this long without a request, loaded again by the next (e.g. 30m; default never)")
-	memBudget := fs.String("memory-budget", "", "the most memory the loaded -models may hold together, weights and KV caches, e.g. 24GiB: loading one beyond it unloads the least recently used idle ones (default no bound)")
+	memBudget := fs.String("memory-budget", "", "the most memory the loaded -models may hold together, weights, KV caches and compute buffers, e.g. 24GiB: loading one beyond it unloads the least recently used idle ones (default no bound)")
 	seed := fs.Int64("seed", 0, "the sampling seed of requests to a -model that set none (default: a random one each), so that a session repeats")
 	noReuse := fs.Bool("no-prompt-reuse", false, "start every request to a -model from an empty KV cache (reproducible seeded sampling; slower on resent conversations)")
 	llamaLib := fs.String("llama-lib", "", "directory holding llama.cpp's libraries for -model (default $"+llamacpp.EnvLib+", then ~/.cache/dragoman/llama-lib, then beside the executable)")

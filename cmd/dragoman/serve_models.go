@@ -94,7 +94,7 @@ func lifecyclePolicy(eo llamacpp.Options) string {
 	}
 	budget := "no memory budget (-memory-budget)"
 	if eo.MemoryBudget > 0 {
-		budget = fmt.Sprintf("under a memory budget of %s for the weights and KV caches of the loaded models, loading one unloads the least recently used idle ones first; a model running requests is never unloaded, a load waits for it", humanSize(eo.MemoryBudget))
+		budget = fmt.Sprintf("under a memory budget of %s for the weights, KV caches and compute buffers of the loaded models, loading one unloads the least recently used idle ones first; a model running requests is never unloaded, a load waits for it", humanSize(eo.MemoryBudget))
 	}
 	return load + " and " + keep + "; " + budget
 }
@@ -119,7 +119,7 @@ func loadReporter(eo llamacpp.Options, w io.Writer) func(llamacpp.LoadEvent) {
 			if st, err := os.Stat(ev.Path); err == nil {
 				size = humanSize(st.Size()) + " file, "
 			}
-			fmt.Fprintf(w, "dragoman: loading %s (%s, %s%s with its KV cache)…\n", ev.Model, ev.Path, size, humanSize(ev.Size))
+			fmt.Fprintf(w, "dragoman: loading %s (%s, %s%s with its KV cache and compute buffers)…\n", ev.Model, ev.Path, size, humanSize(ev.Size))
 			r = &running{done: make(chan struct{})}
 			loads[ev.Model] = r
 			go func(start time.Time) {
@@ -147,7 +147,7 @@ func loadReporter(eo llamacpp.Options, w io.Writer) func(llamacpp.LoadEvent) {
 				fmt.Fprintf(w, "dragoman: model %s failed to load after %s: %v\n", ev.Model, ev.Took.Round(time.Millisecond), ev.Err)
 				return
 			}
-			fmt.Fprintf(w, "dragoman: model %s loaded in %s (%s with its KV cache)\n", ev.Model, ev.Took.Round(time.Millisecond), humanSize(ev.Size))
+			fmt.Fprintf(w, "dragoman: model %s loaded in %s (%s with its KV cache and compute buffers)\n", ev.Model, ev.Took.Round(time.Millisecond), humanSize(ev.Size))
 		case llamacpp.Unloaded:
 			fmt.Fprintf(w, "dragoman: model %s unloaded (%s); its next request loads it again\n", ev.Model, ev.Why)
 		case llamacpp.SlotsSaved:
