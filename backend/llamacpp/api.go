@@ -147,6 +147,10 @@ var (
 	llamaStateSeqGetData func(c llamaContext, dst *byte, size uintptr, seq int32) uintptr
 	llamaStateSeqSetData func(c llamaContext, src *byte, size uintptr, seq int32) uintptr
 	llamaVocabIsEOG      func(v llamaVocab, t llamaToken) bool
+	llamaVocabType       func(v llamaVocab) int32               // enum llama_vocab_type
+	llamaVocabGetAttr    func(v llamaVocab, t llamaToken) int32 // enum llama_token_attr, a bit set
+	llamaVocabGetAddBOS  func(v llamaVocab) bool
+	llamaVocabGetAddEOS  func(v llamaVocab) bool
 	llamaVocabBOS        func(v llamaVocab) llamaToken
 	llamaVocabEOS        func(v llamaVocab) llamaToken
 	llamaTokenize        func(v llamaVocab, text *byte, textLen int32, tokens *llamaToken, nMax int32, addSpecial, parseSpecial bool) int32

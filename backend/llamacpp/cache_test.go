@@ -221,21 +221,21 @@ func TestCommonPrefix(t *testing.T) {
 
 // BenchmarkResend is an agent's turn: the previous conversation (870
 // tokens) resent with one more message (about 70 tokens), answered with one
-// token; the time to that token with the prefix kept and with an empty
-// cache.
+// token; the time to that token with the prefix kept, with the prefix kept
+// and the prompt tokenized whole (tokcache.go off), and with an empty cache.
 func BenchmarkResend(b *testing.B) {
 	e := tiny(b)
 	history := conversation(strings.Repeat("Tell me about the weather in Paris, Lyon and Marseille this week. ", 60), "It is sunny everywhere.")
 	next := strings.Repeat("And what about tomorrow, and the day after? ", 6)
-	for _, reuse := range []bool{true, false} {
-		name := "reuse"
-		if !reuse {
-			name = "empty-cache"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, mode := range []struct {
+		name               string
+		reuse, wholeTokens bool
+	}{{"reuse", true, false}, {"reuse,whole-tokenize", true, true}, {"empty-cache", false, false}} {
+		b.Run(mode.name, func(b *testing.B) {
 			m := e.byID["tiny-qwen3-random"]
-			m.noReuse = !reuse
-			defer func() { m.noReuse = false }()
+			m.noReuse = !mode.reuse
+			m.tokens.off.Store(mode.wholeTokens)
+			defer func() { m.noReuse = false; m.tokens.off.Store(false) }()
 			req := backend.CompleteRequest{Model: "tiny-qwen3-random", MaxTokens: 1, Seed: i64(1)}
 			i := 0
 			for b.Loop() {

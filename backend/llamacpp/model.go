@@ -91,6 +91,8 @@ type model struct {
 	// buffers is what llama.cpp logged its context's compute and output
 	// buffers as, once it made one (buffers.go); 0 before.
 	buffers atomic.Int64
+	// tokens is the cache of the prompts tokenized last (tokcache.go).
+	tokens tokenCache
 	// queued, set by tests, is sent a value by each request about to
 	// queue for the scheduler (the tests' way to know that requests wait
 	// behind a load without timing it).
@@ -221,16 +223,17 @@ func (m *model) free() {
 	})
 }
 
-// tokenize turns the prompt into tokens: BOS where the model adds one,
-// special tokens in the text parsed as such (the template wrote them).
-func (m *model) tokenize(text string) ([]llamaToken, error) {
+// tokenizeText turns text into tokens: BOS where the model adds one (when
+// addSpecial), special tokens in the text parsed as such (the template wrote
+// them). model.tokenize does it through the cache (tokcache.go).
+func (m *model) tokenizeText(text string, addSpecial bool) ([]llamaToken, error) {
 	if text == "" {
 		return nil, nil
 	}
 	c := cString(text)
 	buf := make([]llamaToken, len(text)+2)
 	for range 2 {
-		n := llamaTokenize(m.vocab, &c[0], int32(len(text)), &buf[0], int32(len(buf)), true, true)
+		n := llamaTokenize(m.vocab, &c[0], int32(len(text)), &buf[0], int32(len(buf)), addSpecial, true)
 		if n >= 0 {
 			return buf[:n], nil
 		}
