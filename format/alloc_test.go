@@ -150,7 +150,7 @@ func TestOpenSectionWaitsForAnEndingByte(t *testing.T) {
 		chunks = append(chunks, out[i:i+1])
 	}
 	r := Run(p, chunks...)
-	if len(r.ToolCalls) != 1 || r.Content != "Sure.  Done." {
+	if len(r.ToolCalls) != 1 || r.Content != "Sure.Done." {
 		t.Fatalf("%+v", r)
 	}
 	_, scanned := readCounts(p)

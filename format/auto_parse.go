@@ -22,7 +22,6 @@ func (d *Derived) Family() *Family {
 				// A call opener inside open reasoning ends it (FORMATS.md,
 				// rules common to all formats).
 				callEndsThinking: d.ThinkOpen != "",
-				spacedCalls:      strings.TrimSpace(d.SectionOpen) == "",
 				section:          p.section,
 			}, o)
 			if d.LeadingClose {

@@ -79,6 +79,8 @@ func newDeepSeekParser(o Options, parseCall func(*secScan) (call, error)) Parser
 		thinkOpen: thinkTag, thinkClose: thinkEndTag,
 		callOpen:         []string{dsCallsBegin},
 		callEndsThinking: true,
+		// Ollama's deepseek3 tests keep the whitespace around a call.
+		callSpaceKept: true,
 		section: func(buf string, final bool) (int, []call, bool, error) {
 			*c = secScan{s: buf, i: len(dsCallsBegin), final: final}
 			return sectionResult(dsSection(c, parseCall))

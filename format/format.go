@@ -200,7 +200,11 @@ type Result struct {
 }
 
 // Run feeds chunks to p in order, closes it and assembles the result.
-func Run(p Parser, chunks ...string) Result {
+func Run(p Parser, chunks ...string) Result { return collect(p, true, chunks) }
+
+// collect is Run; with end false the output is left open: the result is
+// what the Feed calls released, without Close's.
+func collect(p Parser, end bool, chunks []string) Result {
 	var r Result
 	var content, reasoning joiner
 	apply := func(events []Event) {
@@ -224,7 +228,9 @@ func Run(p Parser, chunks ...string) Result {
 	for _, c := range chunks {
 		apply(p.Feed(c))
 	}
-	apply(p.Close())
+	if end {
+		apply(p.Close())
+	}
 	r.Content, r.Reasoning = content.String(), reasoning.String()
 	r.Diagnostics = p.Diagnostics()
 	if r.ToolCalls == nil {

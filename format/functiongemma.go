@@ -20,6 +20,8 @@ func init() {
 		New: func(o Options) Parser {
 			return newEngine(&markup{
 				callOpen: []string{functionGemmaOpen},
+				// Ollama's functiongemma tests keep the whitespace before a call.
+				callSpaceKept: true,
 				section: func(buf string, final bool) (int, []call, bool, error) {
 					return keyValueSection(buf, final, functionGemmaOpen, functionGemmaClose, functionGemmaQuote, "")
 				},

@@ -32,7 +32,6 @@ func init() {
 				thinkOpen: thinkTag, thinkClose: thinkEndTag,
 				callOpen:         []string{hermesOpen},
 				callEndsThinking: true,
-				spacedCalls:      true,
 				section:          hermesSection,
 				liveCall:         liveNameArguments(hermesOpen),
 			}, o)

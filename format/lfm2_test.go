@@ -28,7 +28,7 @@ func TestLFM2Diagnostics(t *testing.T) {
 		{name: "bare pythonic", in: "<|tool_call_start|>get_weather(a=1)<|tool_call_end|>", tools: w, calls: []string{`get_weather {"a":1}`}},
 		{name: "JSON list of two", in: `<|tool_call_start|>[{"name": "get_weather", "arguments": {}}, {"name": "get_weather", "parameters": {"b": 2}}]<|tool_call_end|>`, tools: w,
 			calls: []string{"get_weather {}", `get_weather {"b": 2}`}},
-		{name: "no end marker, text after", in: "<|tool_call_start|>[get_weather()] bye", tools: w, content: " bye", calls: []string{"get_weather {}"}},
+		{name: "no end marker, text after", in: "<|tool_call_start|>[get_weather()] bye", tools: w, content: "bye", calls: []string{"get_weather {}"}},
 		// Reasoning.
 		{name: "call ends reasoning", in: "<think>plan<|tool_call_start|>[get_weather()]<|tool_call_end|>", tools: w,
 			thinking: "plan", calls: []string{"get_weather {}"}},

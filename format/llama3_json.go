@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/dragoman-dev/dragoman/chat"
 )
@@ -142,6 +143,9 @@ func (p *llamaParser) step() ([]Event, bool) {
 		return p.fail(errors.New("the output ends after the call markers"), tagged && i > 0), true
 	}
 	body := p.buf[i:]
+	if p.calls > 0 && body[0] >= utf8.RuneSelf && !utf8.FullRuneInString(body) && !p.closed {
+		return nil, false // a split character: it may be whitespace after the call
+	}
 	var calls []call
 	var n int
 	switch {
@@ -236,6 +240,11 @@ func (p *llamaParser) fail(err error, meant bool) []Event {
 		p.diagnostics = append(p.diagnostics, Diagnostic{Code: "malformed-call", Message: err.Error(), Offset: p.offset})
 	}
 	p.content = true
+	if p.calls > 0 {
+		// The whitespace after a call is its layout (docs/DECISIONS.md,
+		// 2026-12-04).
+		p.consume(len(p.buf) - len(strings.TrimLeftFunc(p.buf, unicode.IsSpace)))
+	}
 	return nil
 }
 

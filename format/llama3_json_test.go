@@ -26,7 +26,7 @@ func TestLlama3JSONDiagnostics(t *testing.T) {
 		{name: "unknown tool", in: `{"name": "other", "parameters": {}}`, tools: w, calls: []string{"other {}"}, diags: []string{"unknown-tool"}},
 		// Several calls, and what follows them.
 		{name: "second object is not a call", in: `{"name": "get_weather", "parameters": {}} {"x": 1}`, tools: w,
-			content: ` {"x": 1}`, calls: []string{"get_weather {}"}},
+			content: `{"x": 1}`, calls: []string{"get_weather {}"}},
 		{name: "trailing stop token", in: `{"name": "get_weather", "parameters": {}}<|eot_id|>`, tools: w, calls: []string{"get_weather {}"}},
 		{name: "arguments as a string", in: `{"name": "get_weather", "arguments": "{\"a\": 1}"}`, tools: w, calls: []string{`get_weather {"a": 1}`}},
 		{name: "builtin", in: `<|python_tag|>brave_search.call(query="x")`, tools: []string{"brave_search"},

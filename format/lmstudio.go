@@ -42,10 +42,8 @@ const (
 func newLMStudioParser(o Options) Parser {
 	return newEngine(&markup{
 		callOpen: []string{lmstudioOpen},
-		// LM Studio's examples put each block on a line of its own.
-		spacedCalls: true,
-		section:     lmstudioSection,
-		liveCall:    liveNameArguments(lmstudioOpen),
+		section:  lmstudioSection,
+		liveCall: liveNameArguments(lmstudioOpen),
 	}, o)
 }
 

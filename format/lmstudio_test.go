@@ -38,7 +38,7 @@ func TestLMStudioChainReadsBothProtocols(t *testing.T) {
 	if !reflect.DeepEqual(got.ToolCalls, want) {
 		t.Fatalf("calls %+v\nwant %+v", got.ToolCalls, want)
 	}
-	if got.Content != "Checking both.\n" || len(got.Diagnostics) != 0 {
+	if got.Content != "Checking both." || len(got.Diagnostics) != 0 {
 		t.Errorf("content %q, diagnostics %+v", got.Content, got.Diagnostics)
 	}
 }
@@ -132,8 +132,8 @@ func TestLMStudioWithoutFamily(t *testing.T) {
 }
 
 // What the parsers hold at the end comes out at Close: the family's call
-// whose end marker never came (a complete body), and the whitespace after the
-// last call, which stays content as it does within one family.
+// whose end marker never came (a complete body); the whitespace after the
+// last call is its layout, as it is within one family.
 func TestLMStudioChainClose(t *testing.T) {
 	hermes, _ := Lookup("hermes")
 	block := "[TOOL_REQUEST]{\"name\": \"get_weather\", \"arguments\": {}}[END_TOOL_REQUEST]"
@@ -142,7 +142,7 @@ func TestLMStudioChainClose(t *testing.T) {
 		t.Errorf("unclosed family call: %+v", got)
 	}
 	got = Run(WithLMStudioCalls(hermes.New(lmstudioOptions()), lmstudioOptions()), block+"\n")
-	if len(got.ToolCalls) != 1 || got.Content != "\n" {
+	if len(got.ToolCalls) != 1 || got.Content != "" {
 		t.Errorf("trailing whitespace: content %q, %d calls", got.Content, len(got.ToolCalls))
 	}
 }

@@ -15,7 +15,7 @@ import (
 //
 //	[TOOL_CALLS][{"name": "get_weather", "arguments": {"location": "Paris"}, "id": "a1b2c3d4e"}]
 //
-// Text before the marker is content with its trailing whitespace removed.
+// The whitespace around a call is its layout, not content.
 // There is no reasoning. The parser (shared with mistral-v11-args, whose
 // [TOOL_CALLS]name[ARGS]{…} form it also reads) is mistralParser below.
 func init() {
@@ -30,7 +30,7 @@ func init() {
 			}, "name", "arguments", "")
 		},
 		New: func(o Options) Parser {
-			return &mistralParser{opts: o, trimBeforeCall: true}
+			return &mistralParser{opts: o}
 		},
 		Detect: func(t string) bool {
 			return strings.Contains(t, mistralCalls) && !strings.Contains(t, mistralArgs)
@@ -51,13 +51,13 @@ const (
 // sections appear, each either a JSON array (or object) of calls or
 // name[CALL_ID]id[ARGS]{…}; with think set, [THINK]…[/THINK] blocks anywhere
 // in the content are reasoning (whitespace before [THINK] and after [/THINK]
-// is dropped).
+// is dropped, and so is the whitespace around a call: docs/DECISIONS.md,
+// 2026-12-04).
 type mistralParser struct {
-	scanBuffer     // the unconsumed output, its offset, markup count and diagnostics
-	eventBuf       // its events without an allocation per chunk
-	opts           Options
-	think          bool // [THINK] blocks are reasoning (mistral-v11-args)
-	trimBeforeCall bool // whitespace before [TOOL_CALLS] is dropped (legacy)
+	scanBuffer // the unconsumed output, its offset, markup count and diagnostics
+	eventBuf   // its events without an allocation per chunk
+	opts       Options
+	think      bool // [THINK] blocks are reasoning (mistral-v11-args)
 
 	closed bool
 
@@ -66,7 +66,8 @@ type mistralParser struct {
 	thinkBegun bool   // the current reasoning block has emitted text
 	thinkSpace string // trailing whitespace of the reasoning, held
 	space      string // trailing whitespace of the content, held until we know whether a marker follows
-	afterClose bool   // a reasoning block just closed: leading whitespace of the content is dropped
+	spaceLong  bool   // the content's whitespace run is longer than maxSpaceRun: content, whatever follows
+	afterClose bool   // a reasoning block or a call just ended: leading whitespace of the content is dropped
 	calls      int
 }
 
@@ -118,11 +119,21 @@ func (p *mistralParser) run() []Event {
 	}
 }
 
-// content emits text as content, holding back its trailing whitespace.
+// content emits text as content, holding back its trailing whitespace (a
+// run longer than maxSpaceRun is content at once, as in the engine).
 func (p *mistralParser) content(text string) []Event {
+	if p.spaceLong {
+		if strings.TrimLeftFunc(text, unicode.IsSpace) == "" {
+			return p.single(Content, text) // the long run goes on
+		}
+		p.spaceLong = false
+	}
 	text = p.space + text
 	body := strings.TrimRightFunc(text, unicode.IsSpace)
 	p.space = text[len(body):]
+	if len(p.space) > maxSpaceRun {
+		body, p.space, p.spaceLong = text, "", true
+	}
 	if body == "" {
 		return nil
 	}
@@ -142,7 +153,7 @@ func (p *mistralParser) releaseSpace() []Event {
 // dropSpace drops the held whitespace (a marker follows that removes it).
 func (p *mistralParser) dropSpace() {
 	p.markupBytes += len(p.space)
-	p.space = ""
+	p.space, p.spaceLong = "", false
 }
 
 func (p *mistralParser) markers() []string {
@@ -192,19 +203,17 @@ func (p *mistralParser) stepContent() ([]Event, bool) {
 	case err != nil:
 		p.diag("malformed-call", err.Error(), p.offset)
 		events := p.releaseSpace()
+		p.spaceLong = false
 		return append(events, Event{Kind: Content, Text: p.take(len(marker))}), true
 	case needMore:
 		p.gate.sectionOpen = true // see gate
 		return nil, false
 	}
-	events := make([]Event, 0, 1+3*len(calls)) // the held space, then the calls
-	if p.trimBeforeCall {
-		p.dropSpace()
-	} else {
-		events = append(events, p.releaseSpace()...)
-	}
+	events := make([]Event, 0, 3*len(calls))
+	p.dropSpace() // the whitespace around a call is its layout
 	sectionOffset := p.offset
 	p.consume(n)
+	p.afterClose = true
 	for _, c := range calls {
 		if _, ok := toolSchema(p.opts.Tools, c.name); !ok && len(p.opts.Tools) > 0 {
 			p.diag("unknown-tool", "the model called "+quote(c.name)+", which the request did not offer", sectionOffset)

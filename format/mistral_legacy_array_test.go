@@ -18,9 +18,9 @@ func TestMistralLegacyArrayDiagnostics(t *testing.T) {
 		{name: "unknown tool", in: `[TOOL_CALLS][{"name": "other", "arguments": {}}]`, tools: w,
 			calls: []string{"other {}"}, diags: []string{"unknown-tool"}},
 		{name: "no tools offered", in: `[TOOL_CALLS][{"name": "other", "arguments": {}}]`, calls: []string{"other {}"}},
-		// Ids, and whitespace before the marker.
+		// Ids, and the whitespace around a call (its layout).
 		{name: "id", in: "Sure.\n\n[TOOL_CALLS] [{\"name\": \"get_weather\", \"arguments\": {\"a\": 1}, \"id\": \"abcDEF123\"}]\n", tools: w,
-			content: "Sure.\n", calls: []string{`get_weather {"a": 1}`}, ids: []string{"abcDEF123"}},
+			content: "Sure.", calls: []string{`get_weather {"a": 1}`}, ids: []string{"abcDEF123"}},
 		{name: "partial marker", in: "abc[TOOL", content: "abc[TOOL"},
 		{name: "trailing whitespace without a call", in: "Hello  \n", content: "Hello  \n"},
 		{name: "THINK is text here", in: "[THINK]x[/THINK]y", content: "[THINK]x[/THINK]y"},

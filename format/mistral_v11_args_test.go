@@ -31,7 +31,7 @@ func TestMistralV11ArgsDiagnostics(t *testing.T) {
 		{name: "call id", in: `[TOOL_CALLS]get_weather[CALL_ID]a1b2c3d4e[ARGS]{"s": "}{\"\\"}`, tools: w,
 			calls: []string{`get_weather {"s": "}{\"\\"}`}, ids: []string{"a1b2c3d4e"}},
 		{name: "text after the object", in: `[TOOL_CALLS]get_weather[ARGS]{} then text`, tools: w,
-			content: " then text", calls: []string{"get_weather {}"}},
+			content: "then text", calls: []string{"get_weather {}"}},
 		// Reasoning.
 		{name: "think mid-content", in: "a \n [THINK] x [/THINK] \n b", content: "ab", thinking: "x"},
 		{name: "forced open", in: "[THINK]plan[/THINK]answer", open: true, content: "answer", thinking: "plan"},

@@ -25,7 +25,9 @@ func init() {
 		New: func(o Options) Parser {
 			return quietParser{newEngine(&markup{
 				callOpen: []string{"[", llamaPythonStart},
-				section:  pythonicSection,
+				// SGLang's pythonic tests keep the whitespace around a call.
+				callSpaceKept: true,
+				section:       pythonicSection,
 			}, o)}
 		},
 		Detect: func(t string) bool {

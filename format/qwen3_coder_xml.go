@@ -28,7 +28,6 @@ func init() {
 				thinkOpen: thinkTag, thinkClose: thinkEndTag,
 				callOpen:         []string{qwenXMLOpen},
 				callEndsThinking: true,
-				spacedCalls:      true,
 				section: func(buf string, final bool) (int, []call, bool, error) {
 					return functionSection(buf, final, qwenXMLOpen, qwenXMLClose, true, o.Tools)
 				},

@@ -16,7 +16,7 @@ func TestQwen3CoderXML(t *testing.T) {
 		{name: "two functions in one block", out: "<tool_call>\n<function=get_time>\n</function>\n<function=count>\n<parameter=n>\n3\n</parameter>\n</function>\n</tool_call>",
 			tools: rawTools, calls: []string{`get_time {}`, `count {"n": 3}`}},
 		{name: "text after </function> without </tool_call>", out: "<tool_call>\n<function=get_time>\n</function>\nThen text",
-			tools: rawTools, calls: []string{`get_time {}`}, content: "\nThen text"},
+			tools: rawTools, calls: []string{`get_time {}`}, content: "Then text"},
 		{name: "JSON body", out: "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"zone\": \"UTC\"}}\n</tool_call>",
 			tools: rawTools, calls: []string{`get_time {"zone": "UTC"}`}},
 		{name: "only one layout newline is removed", out: "<tool_call><function=get_time><parameter=zone>\n\n UTC \n\n</parameter></function></tool_call>",

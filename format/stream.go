@@ -53,10 +53,10 @@ type markup struct {
 	// callEndsThinking: a call opener inside open reasoning ends the
 	// reasoning (Qwen3 emits calls before </think>).
 	callEndsThinking bool
-	// spacedCalls: the family's templates put whitespace (a newline) between
-	// consecutive call sections, so whitespace between two sections is layout,
-	// not content.
-	spacedCalls bool
+	// callSpaceKept: whitespace next to a call stays content. By default it
+	// is the call's layout (stream.go, stepContent); a family whose peers'
+	// tests pin it kept says so (docs/DECISIONS.md, 2026-12-04).
+	callSpaceKept bool
 	// answerTrimmed: whitespace before a direct answer (an output that does
 	// not open reasoning) is layout, not content (LFM2).
 	answerTrimmed bool
@@ -87,7 +87,15 @@ type engine struct {
 	closed bool
 
 	calls        int
-	afterSection bool   // a call section just ended: whitespace may be layout before another
+	afterSection bool // a call section just ended: the whitespace after it is layout
+	// The whitespace run at the start of buf (spaceRun): how much of it is
+	// known (spaceKnown, while it waits for what follows: spaceWait), the
+	// run dropped before an opener whose section is being parsed
+	// (pendingSpace), a run too long to hold (spaceLong).
+	spaceKnown   int
+	spaceWait    bool
+	pendingSpace string
+	spaceLong    bool
 	thinkBegun   bool   // reasoning text has been emitted (leading whitespace is dropped until then)
 	thinkSpace   string // trailing whitespace of the reasoning, held until more reasoning follows
 
@@ -145,6 +153,11 @@ func (e *engine) Feed(chunk string) []Event {
 			e.gate.force(len(e.buf)) // the arguments just ended: the section may have
 			due = true
 		}
+	}
+	if !due && e.spaceWait {
+		// Only a whitespace run waits (spaceRun reads just the new bytes).
+		e.gate.force(len(chunk))
+		due = true
 	}
 	if !due {
 		return e.out // an open section cannot have ended yet (see gate)
@@ -287,26 +300,30 @@ func (e *engine) thinkText(text string, ending bool) {
 }
 
 // stepContent emits content up to the next call opener and parses the section
-// it opens.
+// it opens. Whitespace adjoining a call is the call's layout, not content
+// (docs/DECISIONS.md, 2026-12-04): the whitespace run before an opener and
+// the one after a section are dropped, so content's trailing whitespace waits
+// in buf until what follows it decides (spaceRun).
 func (e *engine) stepContent() bool {
 	if e.buf == "" {
 		return false
 	}
-	if e.afterSection && e.m.spacedCalls {
-		// Whitespace between two call sections is layout (the templates put a
-		// newline between calls); before anything else it is content.
-		space := len(e.buf) - len(strings.TrimLeftFunc(e.buf, unicode.IsSpace))
-		rest := e.buf[space:]
-		switch {
-		case (rest == "" || !utf8.FullRuneInString(rest)) && !e.closed:
-			return false
-		case space > 0 && startsWithAny(rest, e.m.callOpen):
-			e.consume(space)
-			return true
-		case space > 0 && couldStartAny(rest, e.m.callOpen) && !e.closed:
+	if e.afterSection && !e.m.callSpaceKept {
+		// The whitespace after a call is its layout, up to whatever follows.
+		trimmed := strings.TrimLeftFunc(e.buf, unicode.IsSpace)
+		e.consume(len(e.buf) - len(trimmed))
+		if (e.buf == "" || !utf8.FullRuneInString(e.buf)) && !e.closed {
 			return false
 		}
 		e.afterSection = false
+		if e.buf == "" {
+			return false
+		}
+	}
+	if len(e.m.callOpen) > 0 && !e.m.callSpaceKept {
+		if decided, progressed := e.spaceRun(); decided {
+			return progressed
+		}
 	}
 	if e.callFirstOK && strings.IndexByte(e.buf, e.callFirst) < 0 {
 		// Plain text: no opener, nor the start of one.
@@ -314,11 +331,7 @@ func (e *engine) stepContent() bool {
 		if !e.closed {
 			n = safePrefix(e.buf, nil)
 		}
-		if n == 0 {
-			return false
-		}
-		e.emit(Content, e.take(n))
-		return true
+		return e.contentUpTo(n)
 	}
 	pos, _ := indexAny(e.buf, e.m.callOpen)
 	if pos < 0 {
@@ -326,25 +339,21 @@ func (e *engine) stepContent() bool {
 		if !e.closed {
 			n = safePrefix(e.buf, e.m.callOpen)
 		}
-		if n == 0 {
-			return false
-		}
-		e.emit(Content, e.take(n))
-		return true
+		return e.contentUpTo(n)
 	}
 	if pos > 0 {
-		e.emit(Content, e.take(pos))
-		return true
+		return e.contentUpTo(pos)
 	}
 	e.sectionScanned += len(e.buf)
 	n, calls, needMore, err := e.m.section(e.buf, e.closed)
 	switch {
 	case err != nil:
 		// Not a section after all: the opener is text, and scanning goes on
-		// after it.
+		// after it; the whitespace before it was content.
 		e.withdrawLive()
 		e.diag("malformed-call", err.Error(), e.offset)
 		_, opener := indexAny(e.buf, e.m.callOpen)
+		e.releaseSpace()
 		e.emit(Content, e.take(len(opener)))
 		return true
 	case needMore:
@@ -355,11 +364,79 @@ func (e *engine) stepContent() bool {
 		return false
 	}
 	sectionOffset := e.offset
+	made := len(calls) > 0
 	calls = e.confirmLive(calls, sectionOffset)
+	if !made {
+		// Markup that makes no call (a wrapper, a turn end): the
+		// whitespace before it stays content.
+		e.releaseSpace()
+	}
+	e.pendingSpace = ""
 	e.consume(n)
-	e.afterSection = true
+	e.afterSection = made
 	e.out = e.emitCalls(e.out, calls, sectionOffset)
 	return true
+}
+
+// maxSpaceRun bounds the whitespace held back before a possible call: a
+// longer run is content whatever follows it (so the decision does not
+// depend on the chunking, and the engine never holds more than this).
+const maxSpaceRun = 4 << 10
+
+// spaceRun decides the whitespace run that starts buf: dropped as layout
+// when a call opener follows it, content when anything else (or the end of
+// the output) does, or a run longer than maxSpaceRun. decided is false when
+// buf does not start with whitespace (or continues a long run's text).
+func (e *engine) spaceRun() (decided, progressed bool) {
+	n := e.spaceKnown
+	n += len(e.buf[n:]) - len(strings.TrimLeftFunc(e.buf[n:], unicode.IsSpace))
+	e.spaceKnown, e.spaceWait = 0, false
+	if n == 0 {
+		e.spaceLong = false
+		return false, false
+	}
+	rest := e.buf[n:]
+	switch {
+	case e.spaceLong || n > maxSpaceRun:
+		// The run may go on in the next chunk.
+		e.spaceLong = rest == "" || !utf8.FullRuneInString(rest)
+	case (rest == "" || !utf8.FullRuneInString(rest)) && !e.closed:
+		e.spaceKnown, e.spaceWait = n, true
+		return true, false
+	case startsWithAny(rest, e.m.callOpen):
+		// Layout before the call; content again if the section is not one.
+		e.pendingSpace = e.buf[:n]
+		e.consume(n)
+		return true, true
+	case couldStartAny(rest, e.m.callOpen) && !e.closed:
+		e.spaceKnown, e.spaceWait = n, true
+		return true, false
+	}
+	e.emit(Content, e.take(n))
+	return true, true
+}
+
+// contentUpTo emits buf[:n] as content but for its trailing whitespace,
+// which stays in buf for spaceRun to decide.
+func (e *engine) contentUpTo(n int) bool {
+	if len(e.m.callOpen) > 0 && !e.m.callSpaceKept && !e.spaceLong {
+		n = len(strings.TrimRightFunc(e.buf[:n], unicode.IsSpace))
+	}
+	if n == 0 {
+		return false
+	}
+	e.emit(Content, e.take(n))
+	return true
+}
+
+// releaseSpace emits as content the whitespace dropped before an opener
+// whose section turned out to make no call.
+func (e *engine) releaseSpace() {
+	if e.pendingSpace != "" {
+		e.markupBytes -= len(e.pendingSpace)
+		e.emit(Content, e.pendingSpace)
+		e.pendingSpace = ""
+	}
 }
 
 func (e *engine) newID() string {

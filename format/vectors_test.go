@@ -54,6 +54,11 @@ type vector struct {
 	// a peer vector's expectation contradicts: the vector is then expected
 	// to differ, as if listed in contradicted.
 	Contradicts string `json:"contradicts"`
+	// StreamOpen: the peer's test never ends the stream, so its expectation
+	// is what the Feed calls release, without the end-of-stream flush
+	// (Close); the result with Close is still checked for chunking
+	// invariance.
+	StreamOpen bool `json:"stream_open"`
 }
 
 // contradicted lists the peer vectors whose expectation contradicts a
@@ -147,6 +152,13 @@ func vectorOptions(v vector) Options {
 		o.ReasoningDisabled = p.Content != ""
 	}
 	return o
+}
+
+// runVector parses chunks as the vector says: to the end of the output, or,
+// for a stream_open vector, leaving it open (the result is what the Feed
+// calls released).
+func runVector(p Parser, v vector, chunks []string) Result {
+	return collect(p, !v.StreamOpen, chunks)
 }
 
 func vectorChunks(v vector) []string {
@@ -266,7 +278,7 @@ func TestPeerVectors(t *testing.T) {
 			continue
 		}
 		t.Run(v.ID, func(t *testing.T) {
-			r := Run(fam.New(vectorOptions(v)), vectorChunks(v)...)
+			r := runVector(fam.New(vectorOptions(v)), v, vectorChunks(v))
 			msg := checkVector(v, r)
 			if want, ok := v.Match["second_chunk_normal_text"]; ok && len(v.Chunks) >= 2 {
 				// The content the second chunk releases, as the peer asserts it.
@@ -331,10 +343,19 @@ func TestChunkingInvariance(t *testing.T) {
 		for i := 0; i < len(v.Input); i++ {
 			bytes = append(bytes, v.Input[i:i+1])
 		}
+		// A stream_open vector's output left open too: what the Feed calls
+		// release must not depend on the chunking either (the gate lets
+		// these short outputs through at every chunk).
+		open := collect(fam.New(vectorOptions(v)), false, []string{v.Input})
 		for name, chunks := range map[string][]string{"bytes": bytes, "own": vectorChunks(v), "thirds": thirds(v.Input)} {
 			got := Run(fam.New(vectorOptions(v)), chunks...)
 			if !reflect.DeepEqual(stripOffsets(got), stripOffsets(whole)) {
 				t.Errorf("%s fed as %s differs from whole:\n got %+v\nwant %+v", v.ID, name, got, whole)
+			}
+			if v.StreamOpen {
+				if got := collect(fam.New(vectorOptions(v)), false, chunks); !reflect.DeepEqual(got, open) {
+					t.Errorf("%s fed as %s and left open differs from whole:\n got %+v\nwant %+v", v.ID, name, got, open)
+				}
 			}
 		}
 	}
