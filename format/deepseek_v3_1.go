@@ -59,7 +59,7 @@ const deepSeekAssistant = "<｜Assistant｜>"
 func deepSeekResponseTemplate(head, tail string) *ResponseTemplate {
 	callEnd := tail + patternOf(dsCallEnd)
 	return newResponseTemplate(deepSeekAssistant).withReasoning(thinkTag, thinkEndTag, dsCallsBegin).
-		withDroppedMarkup("tool_output_marker", alternatives(dsToolOutputMarkers...)).withCalls(&ResponseField{
+		withDroppedMarkup("tool_output_marker", alternatives(dsToolOutputMarkers...)).withCallsAsWritten(&ResponseField{
 		OpenPattern:  "(?:" + patternOf(dsCallsBegin) + `\s*)?` + patternOf(dsCallBegin) + head,
 		ClosePattern: blockCallClose(callEnd, patternOf(dsCallsEnd), patternOf(dsCallBegin)),
 		Content:      "json",

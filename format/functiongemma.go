@@ -15,7 +15,7 @@ func init() {
 		Aliases: []string{"function_gemma"},
 		ResponseTemplate: func() *ResponseTemplate {
 			return newResponseTemplate(gemma4Assistant, gemmaAssistant).
-				withCalls(keyValueCallField(functionGemmaOpen, functionGemmaClose, functionGemmaQuote))
+				withCallsAsWritten(keyValueCallField(functionGemmaOpen, functionGemmaClose, functionGemmaQuote))
 		},
 		New: func(o Options) Parser {
 			return newEngine(&markup{

@@ -87,7 +87,7 @@ func harmonyResponseTemplate() *ResponseTemplate {
 		OpenPattern: lead + channel + hmAnalysis + "[^<=]*" + message, ClosePattern: bodyEnd, Content: "text",
 	}
 	return t.withDroppedMarkup("message_header", lead+"(?:"+channel+"(?:"+hmFinal+"|"+hmCommentary+")[^<=]*)?"+message).
-		withCalls(&ResponseField{
+		withCallsAsWritten(&ResponseField{
 			OpenPattern: "(?:" + start + "[^<]*?(?:" + channel + "[^<]*?)?|" + channel + "[^<]*?|^\\s*)" +
 				patternOf(harmonyLeadRecipient) + `(?P<name>[^\s<]+)[^<]*?(?:` + channel + "[^<]*?)?(?:" + patternOf(hmConstrain) + "[^<]*?)?" + message,
 			ClosePattern: bodyEnd,

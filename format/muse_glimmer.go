@@ -69,7 +69,7 @@ func museResponseTemplate() *ResponseTemplate {
 		ClosePattern: alternatives(museEOM, museEOT) + "|(?=" + alternatives(museStart, museCalls) + ")",
 		Content:      "text",
 	}
-	return t.withDroppedMarkup("message_header", lead+"(?:"+recipient+museUser+")?"+message).withCalls(&ResponseField{
+	return t.withDroppedMarkup("message_header", lead+"(?:"+recipient+museUser+")?"+message).withCallsAsWritten(&ResponseField{
 		OpenPattern:  "(?:" + lead + recipient + `[^<\s]+` + message + `\s*)?(?:` + calls + `\s*)?` + inv,
 		ClosePattern: blockCallClose(invEnd, callsEnd+`\s*(?:`+patternOf(museEOM)+")?", "<"+museNS+":invoke"),
 		Content:      "xml-inline",

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -109,11 +110,102 @@ func blockCallClose(callEnd, blockEnd, nextCall string) string {
 }
 
 // withCalls adds the tool_calls field, one call per match of f, which must
-// name the parsed body and the opener's groups in its transform.
+// name the parsed body and the opener's groups in its transform. The
+// whitespace around a call is its layout, as the parsers read it
+// (docs/DECISIONS.md, 2026-12-04): the field's delimiters take it.
 func (t *ResponseTemplate) withCalls(f *ResponseField) *ResponseTemplate {
+	return t.withCallsAsWritten(spaceAround(f))
+}
+
+// withCallsAsWritten is withCalls for a family whose parser keeps the
+// whitespace next to a call as content (markup.callSpaceKept), or whose
+// calls are messages of their own (Harmony).
+func (t *ResponseTemplate) withCallsAsWritten(f *ResponseField) *ResponseTemplate {
 	f.Repeats = true
 	t.Fields["tool_calls"] = f
 	return t
+}
+
+// spaceAround makes f's delimiters take the whitespace before its opener
+// and after its closer (literal delimiters become patterns). The parsers'
+// bound on the whitespace held before a call (a run over 4 KiB is content)
+// is not expressed.
+func spaceAround(f *ResponseField) *ResponseField {
+	if len(f.Open) > 0 {
+		f.OpenPattern, f.Open = longestFirst(f.Open), nil
+	}
+	if f.OpenPattern != "" {
+		f.OpenPattern = `\s*(?:` + f.OpenPattern + ")"
+	}
+	if len(f.Close) > 0 {
+		f.ClosePattern, f.Close = longestFirst(f.Close), nil
+	}
+	if f.ClosePattern != "" {
+		// After each alternative but one that ends looking ahead or at the
+		// end of the output (the spec allows neither before more pattern):
+		// the whitespace before what it looks for is the next delimiter's.
+		alts := topLevelAlternatives(f.ClosePattern)
+		for i, a := range alts {
+			if !endsWithLookahead(a) && !(strings.HasSuffix(a, "$") && !strings.HasSuffix(a, `\$`)) {
+				alts[i] = "(?:" + a + `)\s*`
+			}
+		}
+		f.ClosePattern = strings.Join(alts, "|")
+	}
+	return f
+}
+
+// topLevelAlternatives splits a pattern at its top-level |.
+func topLevelAlternatives(p string) []string {
+	var out []string
+	depth, class, start := 0, false, 0
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '\\':
+			i++
+		case class:
+			class = c != ']'
+		case c == '[':
+			class = true
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case c == '|' && depth == 0:
+			out = append(out, p[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, p[start:])
+}
+
+// endsWithLookahead reports whether an alternative ends with a lookahead
+// group.
+func endsWithLookahead(a string) bool {
+	if !strings.HasSuffix(a, ")") {
+		return false
+	}
+	depth := 0
+	for i := len(a) - 1; i >= 0; i-- {
+		switch a[i] {
+		case ')':
+			depth++
+		case '(':
+			depth--
+			if depth == 0 {
+				return strings.HasPrefix(a[i:], "(?=") && (i == 0 || a[i-1] != '\\')
+			}
+		}
+	}
+	return false
+}
+
+// longestFirst is a pattern matching any of the literal delimiters, the
+// longest first (as a list of literals matches).
+func longestFirst(markers []string) string {
+	sorted := append([]string(nil), markers...)
+	sort.SliceStable(sorted, func(i, j int) bool { return len(sorted[i]) > len(sorted[j]) })
+	return alternatives(sorted...)
 }
 
 // callTransform makes a call of the opener's name group and the body as
@@ -141,8 +233,10 @@ func (t *ResponseTemplate) withCallList(open, close, nameKey, argsKey, idKey str
 	return t.withCallListField(&ResponseField{Open: []string{open}, Close: []string{close}}, nameKey, argsKey, idKey)
 }
 
-// withCallListField is withCallList with f's delimiters.
+// withCallListField is withCallList with f's delimiters (which take the
+// whitespace around the list, as withCalls's do).
 func (t *ResponseTemplate) withCallListField(f *ResponseField, nameKey, argsKey, idKey string) *ResponseTemplate {
+	f = spaceAround(f)
 	tr := map[string]any{"type": "function", "function": map[string]any{"name": "{" + nameKey + "}", "arguments": "{" + argsKey + "}"}}
 	if idKey != "" {
 		tr["id"] = "{" + idKey + "}"
