@@ -27,8 +27,7 @@ func TestInspectResponseTemplate(t *testing.T) {
 	if err != nil || len(tpl.Notes) > 0 {
 		t.Fatalf("the printed template does not load cleanly (%v, notes %q):\n%s", err, tpl.Notes, r.stdout)
 	}
-	if !strings.Contains(r.stdout, `"open": [
-        "<tool_call>"`) {
+	if !strings.Contains(r.stdout, `"open_pattern": "\\s*(?:<tool_call>)"`) {
 		t.Errorf("markers are escaped or missing:\n%s", r.stdout)
 	}
 	file := write(t, t.TempDir(), "rt.json", r.stdout)

@@ -86,7 +86,7 @@ func TestParseJSONChunksAndTools(t *testing.T) {
 	req := `{"format": "qwen3", "tools": [{"type": "function", "function": {"name": "other"}}],
 		"chunks": ["<tool_", "call>{\"name\":\"x\",\"arguments\":{\"a\":1}}</tool", "_call> done"]}`
 	p := decodeParsed(t, dragoman(t, req, nil, "parse", "--json"))
-	if len(p.ToolCalls) != 1 || p.ToolCalls[0].Function.Name != "x" || p.Content != " done" {
+	if len(p.ToolCalls) != 1 || p.ToolCalls[0].Function.Name != "x" || p.Content != "done" {
 		t.Fatalf("%+v", p)
 	}
 	if len(p.Diagnostics) != 1 || p.Diagnostics[0].Code != "unknown-tool" {
