@@ -236,7 +236,7 @@ func TestOTelContentCapture(t *testing.T) {
 		t.Errorf("input messages %v", in)
 	}
 	if len(out) != 1 || out[0]["role"] != "assistant" || out[0]["finish_reason"] != "tool_call" ||
-		path(out[0], "parts", 0, "type") != "text" || path(out[0], "parts", 0, "content") != "Checking. " ||
+		path(out[0], "parts", 0, "type") != "text" || path(out[0], "parts", 0, "content") != "Checking." ||
 		path(out[0], "parts", 1, "type") != "tool_call" || path(out[0], "parts", 1, "name") != "get_weather" ||
 		path(out[0], "parts", 1, "arguments", "city") != "Paris" {
 		t.Errorf("output messages %v", out)
