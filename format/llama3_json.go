@@ -56,6 +56,7 @@ type llamaParser struct {
 	opts       Options
 	closed     bool
 	content    bool // the rest is content
+	afterCall  bool // and starts after a call: its leading whitespace is dropped
 	calls      int
 }
 
@@ -83,6 +84,13 @@ func (p *llamaParser) run() []Event {
 		if !progressed {
 			return out
 		}
+	}
+	if p.afterCall {
+		p.consume(len(p.buf) - len(strings.TrimLeftFunc(p.buf, unicode.IsSpace)))
+		if (p.buf == "" || !utf8.FullRuneInString(p.buf)) && !p.closed {
+			return out // the next character may be more whitespace
+		}
+		p.afterCall = false
 	}
 	n := len(p.buf)
 	if !p.closed {
@@ -143,9 +151,6 @@ func (p *llamaParser) step() ([]Event, bool) {
 		return p.fail(errors.New("the output ends after the call markers"), tagged && i > 0), true
 	}
 	body := p.buf[i:]
-	if p.calls > 0 && body[0] >= utf8.RuneSelf && !utf8.FullRuneInString(body) && !p.closed {
-		return nil, false // a split character: it may be whitespace after the call
-	}
 	var calls []call
 	var n int
 	switch {
@@ -240,11 +245,9 @@ func (p *llamaParser) fail(err error, meant bool) []Event {
 		p.diagnostics = append(p.diagnostics, Diagnostic{Code: "malformed-call", Message: err.Error(), Offset: p.offset})
 	}
 	p.content = true
-	if p.calls > 0 {
-		// The whitespace after a call is its layout (docs/DECISIONS.md,
-		// 2026-12-04).
-		p.consume(len(p.buf) - len(strings.TrimLeftFunc(p.buf, unicode.IsSpace)))
-	}
+	// The whitespace after a call is its layout (docs/DECISIONS.md,
+	// 2026-12-04).
+	p.afterCall = p.calls > 0
 	return nil
 }
 
