@@ -95,8 +95,9 @@ func (t *ResponseTemplate) withDroppedMarkup(name, pattern string) *ResponseTemp
 }
 
 // spacedClose closes a call section of a family whose templates put
-// whitespace between sections (markup.spacedCalls): the whitespace between
-// it and the next section's opener is layout.
+// whitespace between sections: the whitespace between it and the next
+// section's opener is layout (withCalls's delimiters now take the whitespace
+// around every call as well).
 func spacedClose(close, nextOpen string) string {
 	return patternOf(close) + `\s+(?=` + patternOf(nextOpen) + ")|" + patternOf(close)
 }
