@@ -693,6 +693,7 @@ type anthropicStream struct {
 	// announced is message_start's input_tokens; message_delta carries the
 	// runtime's count instead where it gave one.
 	announced int
+	tok       tokenWriter
 }
 
 func (s *anthropicStream) begun() bool                                     { return s.started }
@@ -804,7 +805,7 @@ func (s *anthropicStream) content(t string) error {
 			return err
 		}
 	}
-	return s.delta(anthropicTextDelta{"text_delta", t})
+	return s.textDelta(anthropicTextHead, t)
 }
 
 func (s *anthropicStream) reasoning(t string) error {
@@ -816,7 +817,22 @@ func (s *anthropicStream) reasoning(t string) error {
 			return err
 		}
 	}
-	return s.delta(anthropicThinkingDelta{"thinking_delta", t})
+	return s.textDelta(anthropicThinkingHead, t)
+}
+
+// The fixed parts of the token events, a text or thinking block's delta.
+var (
+	anthropicDeltaHead    = []byte("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":")
+	anthropicTextHead     = []byte(`,"delta":{"type":"text_delta","text":`)
+	anthropicThinkingHead = []byte(`,"delta":{"type":"thinking_delta","thinking":`)
+	anthropicDeltaEnd     = []byte("}}\n\n")
+)
+
+// textDelta writes the open block's delta of t without encoding/json
+// (tokenevents.go): the bytes delta writes for an anthropicTextDelta or
+// anthropicThinkingDelta.
+func (s *anthropicStream) textDelta(kind []byte, t string) error {
+	return s.write(s.tok.start(anthropicDeltaHead).int(s.next - 1).raw(kind).text(t).raw(anthropicDeltaEnd).bytes())
 }
 
 func (s *anthropicStream) call(_ int, c chat.ToolCall) error {

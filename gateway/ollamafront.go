@@ -318,6 +318,11 @@ type ollamaAnswer struct {
 	usage          chat.Usage
 	failure        error
 	promptTokens   int
+	// tokens are the token lines' fixed parts, content's and thinking's,
+	// after created_at's value and after the text; made by begin.
+	tokens [2][2][]byte
+	tok    tokenWriter
+	stamp  []byte
 }
 
 func (a *ollamaAnswer) begun() bool { return a.started }
@@ -326,6 +331,8 @@ func (a *ollamaAnswer) begin(_, model string, promptTokens int) error {
 	a.model, a.start, a.promptTokens = model, time.Now(), promptTokens
 	if a.w != nil {
 		a.started = true
+		a.tokens = ollamaTokenParts(a.model, a.generate)
+		a.tok.quote.html = true // json.Marshal's escaping, as write's
 		a.w.Header().Set("Content-Type", "application/x-ndjson")
 		a.w.WriteHeader(http.StatusOK)
 	}
@@ -335,7 +342,11 @@ func (a *ollamaAnswer) begin(_, model string, promptTokens int) error {
 // line is one answer object: the piece's fields, in /api/chat's message or
 // /api/generate's response and thinking.
 func (a *ollamaAnswer) line(content, thinking string, calls []ollamaToolCall, done bool) map[string]any {
-	o := map[string]any{"model": a.model, "created_at": time.Now().UTC().Format(time.RFC3339Nano), "done": done}
+	return a.lineAt(time.Now(), content, thinking, calls, done)
+}
+
+func (a *ollamaAnswer) lineAt(now time.Time, content, thinking string, calls []ollamaToolCall, done bool) map[string]any {
+	o := map[string]any{"model": a.model, "created_at": now.UTC().Format(time.RFC3339Nano), "done": done}
 	if a.generate {
 		o["response"] = content
 		if thinking != "" {
@@ -359,7 +370,12 @@ func (a *ollamaAnswer) write(v any) error {
 	if err != nil {
 		return err
 	}
-	if _, err := a.w.Write(append(b, '\n')); err != nil {
+	return a.flushLine(append(b, '\n'))
+}
+
+// flushLine sends a line as it is and flushes it.
+func (a *ollamaAnswer) flushLine(b []byte) error {
+	if _, err := a.w.Write(b); err != nil {
 		return err
 	}
 	if f, ok := a.w.(http.Flusher); ok {
@@ -373,7 +389,7 @@ func (a *ollamaAnswer) content(t string) error {
 		a.text.WriteString(t)
 		return nil
 	}
-	return a.write(a.line(t, "", nil, false))
+	return a.tokenLine(0, t)
 }
 
 func (a *ollamaAnswer) reasoning(t string) error {
@@ -381,8 +397,36 @@ func (a *ollamaAnswer) reasoning(t string) error {
 		a.thinking.WriteString(t)
 		return nil
 	}
-	return a.write(a.line("", t, nil, false))
+	if t == "" {
+		return a.tokenLine(0, "") // no thinking field: content's empty line
+	}
+	return a.tokenLine(1, t)
 }
+
+// ollamaTokenParts are the fixed parts of the token lines for a model, in
+// the order encoding/json writes line's maps: content's (0) and thinking's
+// (1), each after created_at's value and after the text.
+func ollamaTokenParts(model string, generate bool) [2][2][]byte {
+	m := (&quoter{html: true}).append(nil, model)
+	if generate {
+		head := `","done":false,"model":` + string(m)
+		return [2][2][]byte{{[]byte(head + `,"response":`), []byte("}\n")}, {[]byte(head + `,"response":"","thinking":`), []byte("}\n")}}
+	}
+	tail := []byte(`},"model":` + string(m) + "}\n")
+	return [2][2][]byte{{[]byte(`","done":false,"message":{"content":`), append([]byte(`,"role":"assistant"`), tail...)},
+		{[]byte(`","done":false,"message":{"content":"","role":"assistant","thinking":`), tail}}
+}
+
+// tokenLine writes the line of a token's text, content's (kind 0) or
+// thinking's (1), without encoding/json (tokenevents.go): the bytes write
+// writes for line's map.
+func (a *ollamaAnswer) tokenLine(kind int, t string) error {
+	a.stamp = time.Now().UTC().AppendFormat(a.stamp[:0], time.RFC3339Nano)
+	p := a.tokens[kind]
+	return a.flushLine(a.tok.start(ollamaLineHead).raw(a.stamp).raw(p[0]).text(t).raw(p[1]).bytes())
+}
+
+var ollamaLineHead = []byte(`{"created_at":"`)
 
 func (a *ollamaAnswer) call(i int, c chat.ToolCall) error {
 	var oc ollamaToolCall

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -374,7 +375,8 @@ type openAIStream struct {
 	includeUsage bool
 	id, model    string
 	created      int64
-	delta        *deltaEvent // the token events' fixed parts (ssefast.go), made by begin
+	delta        *deltaEvent // the token events' fixed parts, made by begin
+	tok          tokenWriter
 }
 
 func (s *openAIStream) begun() bool                                     { return s.started }
@@ -424,13 +426,37 @@ func (s *openAIStream) send(d openAIDelta, finish *chat.FinishReason, usage *ope
 	return s.event("", c)
 }
 
-// content and reasoning are the events of every token: written by the
-// stream's deltaEvent (ssefast.go), the same bytes as send's.
+// deltaEvent is the fixed part of a stream's one-field delta events: the
+// chunk up to the field's value, and after it.
+type deltaEvent struct {
+	content, reasoning []byte // data: {…"delta":{"content":
+	end                []byte // },"finish_reason":null}]}\n\n
+}
+
+// newDeltaEvent makes the fixed parts for a stream's id, creation time and
+// model, in openAIChunk's field order.
+func newDeltaEvent(id string, created int64, model string) *deltaEvent {
+	head := []byte(`data: {"id":`)
+	head = appendJSONString(head, id)
+	head = append(head, `,"object":"chat.completion.chunk","created":`...)
+	head = strconv.AppendInt(head, created, 10)
+	head = append(head, `,"model":`...)
+	head = appendJSONString(head, model)
+	head = append(head, `,"choices":[{"index":0,"delta":{`...)
+	return &deltaEvent{
+		content:   append(append([]byte(nil), head...), `"content":`...),
+		reasoning: append(append([]byte(nil), head...), `"reasoning_content":`...),
+		end:       []byte("},\"finish_reason\":null}]}\n\n"),
+	}
+}
+
+// content and reasoning are the events of every token, written without
+// encoding/json (tokenevents.go), the same bytes as send's.
 func (s *openAIStream) content(t string) error {
-	return s.write(s.delta.event(s.delta.content, t))
+	return s.write(s.tok.event(s.delta.content, t, s.delta.end))
 }
 func (s *openAIStream) reasoning(t string) error {
-	return s.write(s.delta.event(s.delta.reasoning, t))
+	return s.write(s.tok.event(s.delta.reasoning, t, s.delta.end))
 }
 func (s *openAIStream) call(i int, c chat.ToolCall) error {
 	return s.send(openAIDelta{ToolCalls: []openAIToolCall{toOpenAICall(c, &i)}}, nil, nil, nil)

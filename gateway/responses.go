@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -479,6 +480,8 @@ type responsesBuilder struct {
 	created    int64
 	output     []map[string]any
 	open       map[string]any // the reasoning or message item receiving text, or nil
+	openIDs    []byte         // its delta events' fields after the text, up to the sequence number's value
+	tok        tokenWriter
 	openText   strings.Builder
 	held       string // whitespace before any message item: kept until text follows
 	status     string
@@ -534,6 +537,12 @@ func (b *responsesBuilder) openItem(typ string) error {
 	b.open = item
 	b.openText.Reset()
 	index := len(b.output)
+	b.openIDs = appendJSONString(append(b.openIDs[:0], `,"item_id":`...), item["id"].(string))
+	if typ == "message" {
+		b.openIDs = append(b.openIDs, `,"logprobs":[]`...)
+	}
+	b.openIDs = strconv.AppendInt(append(b.openIDs, `,"output_index":`...), int64(index), 10)
+	b.openIDs = append(b.openIDs, `,"sequence_number":`...)
 	b.output = append(b.output, item)
 	if err := b.event("response.output_item.added", map[string]any{"output_index": index, "item": item}); err != nil {
 		return err
@@ -590,7 +599,7 @@ func (b *responsesBuilder) reasoning(t string) error {
 		return err
 	}
 	b.openText.WriteString(t)
-	return b.event("response.reasoning_text.delta", map[string]any{"item_id": b.open["id"], "output_index": len(b.output) - 1, "content_index": 0, "delta": t})
+	return b.textDelta(responsesReasoningDelta, t)
 }
 
 func (b *responsesBuilder) content(t string) error {
@@ -606,7 +615,29 @@ func (b *responsesBuilder) content(t string) error {
 		return err
 	}
 	b.openText.WriteString(t)
-	return b.event("response.output_text.delta", map[string]any{"item_id": b.open["id"], "output_index": len(b.output) - 1, "content_index": 0, "delta": t, "logprobs": []any{}})
+	return b.textDelta(responsesTextDelta, t)
+}
+
+// The fixed parts of the token events, before the text and after the
+// sequence number, in the order encoding/json writes a map's keys.
+var (
+	responsesTextDelta      = textDeltaParts("response.output_text.delta")
+	responsesReasoningDelta = textDeltaParts("response.reasoning_text.delta")
+)
+
+func textDeltaParts(typ string) [2][]byte {
+	return [2][]byte{[]byte("event: " + typ + "\ndata: {\"content_index\":0,\"delta\":"), []byte(`,"type":"` + typ + "\"}\n\n")}
+}
+
+// textDelta writes the open item's delta of t without encoding/json
+// (tokenevents.go): the bytes event writes for the map of item_id,
+// output_index, content_index 0, delta, and for a message logprobs [].
+func (b *responsesBuilder) textDelta(parts [2][]byte, t string) error {
+	if b.stream == nil {
+		return nil
+	}
+	b.seq++
+	return b.stream.write(b.tok.start(parts[0]).text(t).raw(b.openIDs).int(b.seq - 1).raw(parts[1]).bytes())
 }
 
 func (b *responsesBuilder) call(_ int, c chat.ToolCall) error {
