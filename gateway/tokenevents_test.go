@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http/httptest"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/dragoman-dev/dragoman/backend"
 	"github.com/dragoman-dev/dragoman/chat"
 )
 
@@ -200,4 +202,69 @@ func FuzzFastDelta(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Through the fronts, the fast token events carry what belongs to them: a
+// Responses delta names the item last added (its id and output index, part
+// 0, a message's empty logprobs) and its texts make that item's done text;
+// an Ollama token line is not done, names the model and the assistant, and
+// its created_at is a time that does not go back.
+func TestTokenEventsFitTheirStream(t *testing.T) {
+	rt := qwenRuntime(backend.Chunk{Text: "<think>Paris"}, backend.Chunk{Text: " is <in> \"France\".</think>\n\nLet me"},
+		backend.Chunk{Text: " check & see."}, backend.Chunk{FinishReason: chat.FinishStop})
+	ts := newFakeGateway(t, Config{}, rt)
+	t.Run("responses", func(t *testing.T) {
+		resp := post(t, ts.URL+"/v1/responses", `{"model":"qwen","stream":true,"input":"Hi"}`)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var item map[string]any
+		var index any
+		texts := map[string]string{}
+		deltas := 0
+		for _, ev := range readSSE(t, body) {
+			d := ev.data
+			switch typ := ev.name; {
+			case typ == "response.output_item.added":
+				item, index = d["item"].(map[string]any), d["output_index"]
+			case strings.HasSuffix(typ, "_text.delta"):
+				deltas++
+				fields := 6 // content_index, delta, item_id, output_index, sequence_number, type
+				if typ == "response.output_text.delta" {
+					fields++ // logprobs
+				}
+				if d["item_id"] != item["id"] || d["output_index"] != index || d["content_index"] != 0.0 ||
+					len(d) != fields || fields == 7 && fmt.Sprint(d["logprobs"]) != "[]" {
+					t.Errorf("%s %v: item %v at %v", typ, d, item["id"], index)
+				}
+				texts[item["id"].(string)] += d["delta"].(string)
+			case strings.HasSuffix(typ, "_text.done"):
+				if d["text"] != texts[d["item_id"].(string)] {
+					t.Errorf("%s %q, the deltas %q", typ, d["text"], texts[d["item_id"].(string)])
+				}
+			}
+		}
+		if deltas < 3 || len(texts) != 2 {
+			t.Errorf("%d deltas in %d items:\n%s", deltas, len(texts), body)
+		}
+	})
+	for _, p := range []string{"/api/chat", "/api/generate"} {
+		t.Run(p, func(t *testing.T) {
+			_, _, body := readAll(t, ts.URL+p, `{"model":"qwen","think":true,"prompt":"Hi","messages":[{"role":"user","content":"Hi"}]}`)
+			lines := ndjson(t, body)
+			var last time.Time
+			for _, l := range lines[:len(lines)-1] {
+				at, err := time.Parse(time.RFC3339Nano, str(l["created_at"]))
+				if err != nil || at.Before(last) || l["done"] != false || l["model"] != "qwen" || l["done_reason"] != nil {
+					t.Errorf("line %v (time %v)", l, err)
+				}
+				last = at
+				if p == "/api/chat" && (path(l, "message", "role") != "assistant" || len(l) != 4) {
+					t.Errorf("line %v", l)
+				}
+			}
+			if len(lines) < 4 || lines[len(lines)-1]["done"] != true {
+				t.Errorf("lines:\n%s", body)
+			}
+		})
+	}
 }
