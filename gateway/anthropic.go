@@ -725,6 +725,8 @@ type anthropicBlockStop struct {
 	Index int    `json:"index"`
 }
 
+// anthropicTextDelta and anthropicThinkingDelta are the deltas of the token
+// events, which textDelta writes without encoding/json.
 type anthropicTextDelta struct {
 	Type string `json:"type"`
 	Text string `json:"text"`

@@ -621,11 +621,11 @@ func (b *responsesBuilder) content(t string) error {
 // The fixed parts of the token events, before the text and after the
 // sequence number, in the order encoding/json writes a map's keys.
 var (
-	responsesTextDelta      = textDeltaParts("response.output_text.delta")
-	responsesReasoningDelta = textDeltaParts("response.reasoning_text.delta")
+	responsesTextDelta      = responsesDeltaParts("response.output_text.delta")
+	responsesReasoningDelta = responsesDeltaParts("response.reasoning_text.delta")
 )
 
-func textDeltaParts(typ string) [2][]byte {
+func responsesDeltaParts(typ string) [2][]byte {
 	return [2][]byte{[]byte("event: " + typ + "\ndata: {\"content_index\":0,\"delta\":"), []byte(`,"type":"` + typ + "\"}\n\n")}
 }
 
