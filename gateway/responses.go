@@ -490,6 +490,9 @@ type responsesBuilder struct {
 	usage      chat.Usage
 	diags      []trace.Diagnostic
 	assistant  chat.Message // the answer as a turn, for the store
+	// answer and thought collect the answer's text and reasoning for
+	// assistant (save): appended to, not rebuilt, at every token.
+	answer, thought strings.Builder
 }
 
 func (b *responsesBuilder) begun() bool { return b.stream != nil && b.stream.started }
@@ -594,7 +597,7 @@ func (b *responsesBuilder) closeItem() error {
 }
 
 func (b *responsesBuilder) reasoning(t string) error {
-	b.assistant.Reasoning += t
+	b.thought.WriteString(t)
 	if err := b.openItem("reasoning"); err != nil {
 		return err
 	}
@@ -610,7 +613,7 @@ func (b *responsesBuilder) content(t string) error {
 		}
 		t, b.held = b.held+t, ""
 	}
-	b.assistant.Content += t
+	b.answer.WriteString(t)
 	if err := b.openItem("message"); err != nil {
 		return err
 	}
@@ -800,6 +803,7 @@ func (b *responsesBuilder) save() {
 	if !b.state.keep || b.state.store == nil {
 		return
 	}
+	b.assistant.Content, b.assistant.Reasoning = b.answer.String(), b.thought.String()
 	history := append(slices.Clip(b.state.history), b.assistant)
 	body, err := json.Marshal(b.object())
 	if err != nil {
