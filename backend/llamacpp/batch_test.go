@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -467,4 +468,39 @@ func TestBatchBusySlotNotTaken(t *testing.T) {
 		t.Errorf("the second request kept %d of %d prompt tokens, want all but the last (copied)", rb.last.Timings.CachedTokens, n)
 	}
 	checkSlots(t, m)
+}
+
+// The draws of a step spread over goroutines (sampleAll) give what they
+// give one after the other: eight sequences at temperature 1, four of them
+// constrained by a grammar, each its own seed, decoded in the same batches
+// both times (no prompt reuse), so each sequence's logits are the same and
+// only the draws' order differs.
+func TestBatchSpreadDrawsSameAsSerial(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	}
+	e := batchEngine(t, 2048, 8)
+	m := e.byID["tiny-qwen3-random"]
+	m.noReuse = true
+	grammars := []string{`root ::= ("ab" | "cd"){1,30} "."`, `root ::= [0-9]{3,40} "-" [a-z]{2,40}`, "", ""}
+	var reqs []backend.CompleteRequest
+	for i := range 8 {
+		reqs = append(reqs, backend.CompleteRequest{Model: m.id, Prompt: weatherPrompt, MaxTokens: 24, Temperature: f64(1), Seed: i64(int64(100 + i)), Grammar: grammars[i%len(grammars)]})
+	}
+	m.serialDraws.Store(true)
+	serial := together(e, reqs)
+	m.serialDraws.Store(false)
+	before := m.stats.spread.Load()
+	spread := together(e, reqs)
+	if m.stats.spread.Load() == before {
+		t.Fatal("no step spread its draws over goroutines")
+	}
+	for i := range reqs {
+		if serial[i].err != nil || spread[i].err != nil || serial[i].text != spread[i].text {
+			t.Errorf("request %d: spread %q (%v), serial %q (%v)", i, spread[i].text, spread[i].err, serial[i].text, serial[i].err)
+		}
+	}
+	if serial[0].text == serial[1].text || serial[2].text == serial[3].text {
+		t.Errorf("the seeds gave the same answers (%q, %q): the test needs different ones", serial[0].text, serial[2].text)
+	}
 }

@@ -118,7 +118,8 @@ func BenchmarkGrammarFollowed(b *testing.B) {
 // model (concurrent_bench_test.go), for n of 1, 4, 16 and 64: decoded
 // together with a slot for each (64 slots), with the default 4 slots (at
 // most four together, the rest queued), and taking turns (one at a time,
-// as before the scheduler).
+// as before the scheduler); at 16 and 64 streams also together with each
+// step's draws one after the other (serial-draws), as before sampleAll.
 func BenchmarkConcurrent(b *testing.B) {
 	threads, _ := strconv.Atoi(os.Getenv("DRAGOMAN_LLAMA_THREADS"))
 	e, err := New(Options{LibDir: libDir(b), Models: []string{modelPath(b, "tiny-qwen3-random.gguf")}, ContextSize: 2048, Threads: max(threads, 1), Slots: 64})
@@ -130,15 +131,18 @@ func BenchmarkConcurrent(b *testing.B) {
 	m.noReuse = true
 	for _, n := range []int{1, 4, 16, 64} {
 		for _, mode := range []struct {
-			name  string
-			limit int32
-		}{{"together", 0}, {"slots=4", 4}, {"turns", 1}} {
-			if n == 1 && mode.limit != 0 || n == 4 && mode.limit == 4 {
+			name   string
+			limit  int32
+			serial bool
+		}{{"together", 0, false}, {"serial-draws", 0, true}, {"slots=4", 4, false}, {"turns", 1, false}} {
+			if n == 1 && mode.limit != 0 || n == 4 && mode.limit == 4 || n < 16 && mode.serial {
 				continue // the same as together
 			}
 			b.Run(fmt.Sprintf("streams=%d/%s", n, mode.name), func(b *testing.B) {
 				m.limit.Store(mode.limit)
+				m.serialDraws.Store(mode.serial)
 				defer m.limit.Store(0)
+				defer m.serialDraws.Store(false)
 				benchStreams(b, e, n)
 			})
 		}

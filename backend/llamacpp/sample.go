@@ -3,6 +3,8 @@ package llamacpp
 import (
 	"errors"
 	"math"
+	"runtime"
+	"sync"
 	"unsafe"
 )
 
@@ -37,17 +39,60 @@ type sampling struct {
 // vocabulary before the chain (BenchmarkGrammar compares both ways).
 var grammarFirst = false
 
-// sample picks the next token from the logits of the batch's token at
-// index at (each sequence in a batch has its own).
-func (s *sampling) sample(m *model, at int32) (llamaToken, error) {
+// draw is one sequence's next token in a step: its logits (read from the
+// context before the draws start), and the token drawn or why none was.
+type draw struct {
+	s      *seq
+	logits *float32
+	token  llamaToken
+	err    error
+}
+
+// sampleAll draws every sequence's next token. A draw reads only its own
+// logits row and its own samplers (the vocabulary they consult is
+// read-only), so the draws of a step run on as many goroutines as Go has
+// processors: between two decodes, llama.cpp's threads are idle, and on a
+// large vocabulary sampling is a third of a step (151,936 candidates a
+// token; docs/PERFORMANCE.md). The rows are read from the context first,
+// one after the other, because llama_get_logits_ith may reorder the
+// context's outputs on its first call after a decode.
+func (m *model) sampleAll(due []draw) {
+	workers := min(len(due), runtime.GOMAXPROCS(0))
+	if workers < 2 || m.serialDraws.Load() {
+		for i := range due {
+			due[i].sample(m.nVocab)
+		}
+		return
+	}
+	m.stats.spread.Add(1)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(due); i += workers {
+				due[i].sample(m.nVocab)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func (d *draw) sample(nVocab int32) {
+	if d.logits == nil {
+		d.err = errors.New("llama.cpp has no logits for the last token")
+		return
+	}
+	d.token, d.err = d.s.smpl.sample(unsafe.Slice(d.logits, nVocab))
+}
+
+// sample picks the next token from a sequence's row of logits.
+func (s *sampling) sample(lg []float32) (llamaToken, error) {
 	if s.grammar == 0 {
-		return llamaSamplerSample(s.chain, m.lctx, at), nil
+		t, err := s.pick(lg, false)
+		if err == nil {
+			llamaSamplerAccept(s.chain, t)
+		}
+		return t, err
 	}
-	logits := llamaGetLogitsIth(m.lctx, at)
-	if logits == nil {
-		return 0, errors.New("llama.cpp has no logits for the last token: " + orUnknown(takeProblems()))
-	}
-	lg := unsafe.Slice(logits, m.nVocab)
 	if !s.grammarFirst {
 		s.checked++
 		t, err := s.pick(lg, false)

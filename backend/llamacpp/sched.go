@@ -123,6 +123,11 @@ type sched struct {
 	// the scheduler goes to sleep with nothing to decode.
 	asleep atomic.Pointer[chan struct{}]
 	stats  batchStats
+	// due is the step's draws (step.go), kept between steps for its
+	// array; serialDraws, set by tests and benchmarks, makes sampleAll
+	// draw them one after the other.
+	due         []draw
+	serialDraws atomic.Bool
 }
 
 // batchStats count the decodes (tests and benchmarks read them).
@@ -130,6 +135,7 @@ type batchStats struct {
 	decodes atomic.Int64 // llama_decode calls that succeeded
 	maxSeqs atomic.Int32 // the most sequences in one of them
 	seqs    atomic.Int64 // sequences summed over the decodes
+	spread  atomic.Int64 // steps whose draws ran on several goroutines
 }
 
 // errClosed is what a request gets when the engine closes before it ran.

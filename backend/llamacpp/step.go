@@ -104,6 +104,7 @@ func shares(rest []int, budget int) []int {
 func (m *model) step(plan []entry) {
 	start := time.Now()
 	plan = m.decodePlan(plan)
+	due := m.due[:0]
 	for _, e := range plan {
 		s := e.s
 		if s.prompting() {
@@ -117,8 +118,18 @@ func (m *model) step(plan []entry) {
 		} else {
 			s.hasNext = false
 		}
-		m.generate(s, e.at)
+		if s.maxTokens > 0 && s.tokens >= s.maxTokens || len(s.slot.cached) >= m.nCtx {
+			m.finish(s, chat.FinishLength)
+			continue
+		}
+		due = append(due, draw{s: s, logits: llamaGetLogitsIth(m.lctx, e.at)})
 	}
+	m.sampleAll(due)
+	for i := range due {
+		m.generate(due[i])
+	}
+	clear(due) // the sequences may end before the next step
+	m.due = due[:0]
 	d := time.Since(start)
 	for _, e := range plan {
 		if e.s.tokens > 0 {
@@ -277,16 +288,12 @@ func (m *model) fail(s *seq, err error) {
 	m.end(s)
 }
 
-// generate follows a decode that gave s logits (at index at): the answer
-// ends at max_tokens or the context's end, else a token is sampled; an
-// end-of-generation token or a stop string ends it, other text goes out.
-// The token sampled is decoded in the next step (hasNext).
-func (m *model) generate(s *seq, at int32) {
-	if s.maxTokens > 0 && s.tokens >= s.maxTokens || len(s.slot.cached) >= m.nCtx {
-		m.finish(s, chat.FinishLength)
-		return
-	}
-	t, err := s.smpl.sample(m, at)
+// generate follows the draw of s's next token (sampleAll), the answer not
+// at max_tokens or the context's end: an end-of-generation token or a stop
+// string ends it, other text goes out. The token is decoded in the next
+// step (hasNext).
+func (m *model) generate(d draw) {
+	s, t, err := d.s, d.token, d.err
 	if err != nil {
 		m.fail(s, fmt.Errorf("sampling after %d tokens: %w", s.tokens, err))
 		return
