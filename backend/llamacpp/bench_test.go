@@ -148,3 +148,42 @@ func BenchmarkConcurrent(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDraws is sampleAll alone: one step's draws for 16 and 64
+// sequences, each with the default sampler chain over its own row of
+// random logits (151,936 candidates), one after the other (serial) and
+// spread over the processors (spread). It reports the time of a step's
+// draws.
+func BenchmarkDraws(b *testing.B) {
+	e := tiny(b)
+	m := e.byID["tiny-qwen3-random"]
+	for _, n := range []int{16, 64} {
+		rows := make([][]float32, n)
+		due := make([]draw, n)
+		for i := range n {
+			rows[i] = make([]float32, m.nVocab)
+			for j := range rows[i] {
+				rows[i][j] = float32((i*7919+j*104729)%1000) / 100
+			}
+			smpl, err := m.sampler(backend.CompleteRequest{Seed: i64(int64(i))}, "", nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer smpl.free()
+			due[i] = draw{s: &seq{smpl: smpl}, logits: &rows[i][0]}
+		}
+		for _, serial := range []bool{true, false} {
+			name := "spread"
+			if serial {
+				name = "serial"
+			}
+			b.Run(fmt.Sprintf("seqs=%d/%s", n, name), func(b *testing.B) {
+				m.serialDraws.Store(serial)
+				defer m.serialDraws.Store(false)
+				for b.Loop() {
+					m.sampleAll(due)
+				}
+			})
+		}
+	}
+}
