@@ -2,10 +2,10 @@ package format
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/dragoman-dev/dragoman/chat"
@@ -26,17 +26,34 @@ type accounter interface{ markupLen() int }
 // ends up in the content, in the reasoning, or in recognised markup.
 //
 //	go test ./format -run '^$' -fuzz FuzzFamilies -fuzztime 60s
-func FuzzFamilies(f *testing.F) { fuzzFamilies(f, Families()) }
-
-// fuzzFamily is one family's own fuzz target (fuzz_families_test.go): its
-// vectors as the seed corpus, so that `go test -fuzz` spends its time on
-// that family's markup.
-func fuzzFamily(f *testing.F, id string) {
-	fam, ok := Lookup(id)
-	if !ok {
-		f.Fatalf("no family %s", id)
+//
+// With $DRAGOMAN_FUZZ_FAMILY (family ids, comma-separated) it fuzzes those
+// alone, their vectors as the seed corpus, so that the time goes to their
+// markup; a family needs no target of its own:
+//
+//	DRAGOMAN_FUZZ_FAMILY=hermes go test ./format -run '^$' -fuzz FuzzFamilies
+func FuzzFamilies(f *testing.F) {
+	fams, err := fuzzedFamilies(os.Getenv("DRAGOMAN_FUZZ_FAMILY"))
+	if err != nil {
+		f.Fatal(err)
 	}
-	fuzzFamilies(f, []*Family{fam})
+	fuzzFamilies(f, fams)
+}
+
+// fuzzedFamilies reads $DRAGOMAN_FUZZ_FAMILY: every family when empty.
+func fuzzedFamilies(ids string) ([]*Family, error) {
+	if strings.TrimSpace(ids) == "" {
+		return Families(), nil
+	}
+	var fams []*Family
+	for _, id := range strings.Split(ids, ",") {
+		fam, ok := Lookup(strings.TrimSpace(id))
+		if !ok {
+			return nil, fmt.Errorf("DRAGOMAN_FUZZ_FAMILY: no family %q", id)
+		}
+		fams = append(fams, fam)
+	}
+	return fams, nil
 }
 
 func fuzzFamilies(f *testing.F, fams []*Family) {
@@ -45,7 +62,7 @@ func fuzzFamilies(f *testing.F, fams []*Family) {
 		only[fam.ID] = true
 	}
 	for _, v := range loadVectors(f) {
-		if len(fams) > 1 || only[v.Family] {
+		if only[v.Family] {
 			f.Add(v.Input, uint(len(v.Input)/2), false)
 		}
 	}
@@ -94,37 +111,16 @@ func equalResults(a, b Result) bool {
 	return true
 }
 
-// fuzzName is a family's fuzz target's name: Fuzz and its id in camel case
-// ("deepseek-v3.2-dsml" → FuzzDeepseekV32Dsml).
-func fuzzName(id string) string {
-	var b strings.Builder
-	b.WriteString("Fuzz")
-	up := true
-	for _, r := range id {
-		switch {
-		case r == '-' || r == '.' || r == '_':
-			up = true
-		case up:
-			b.WriteRune(unicode.ToUpper(r))
-			up = false
-		default:
-			b.WriteRune(r)
-		}
+func TestFuzzedFamilies(t *testing.T) {
+	all, err := fuzzedFamilies("")
+	if err != nil || len(all) != len(Families()) {
+		t.Fatalf("empty: %d families, %v", len(all), err)
 	}
-	return b.String()
-}
-
-// Every family has a fuzz target of its own in fuzz_families_test.go.
-func TestFuzzTargetPerFamily(t *testing.T) {
-	src, err := os.ReadFile("fuzz_families_test.go")
-	if err != nil {
-		t.Fatal(err)
+	two, err := fuzzedFamilies("hermes, qwen3-coder-xml")
+	if err != nil || len(two) != 2 || two[0].ID != "hermes" || two[1].ID != "qwen3-coder-xml" {
+		t.Fatalf("two: %v, %v", two, err)
 	}
-	have := strings.Join(strings.Fields(string(src)), " ") // gofmt aligns the bodies
-	for _, f := range Families() {
-		want := "func " + fuzzName(f.ID) + "(f *testing.F) { fuzzFamily(f, \"" + f.ID + "\") }"
-		if !strings.Contains(have, want) {
-			t.Errorf("no fuzz target for %s: add %q to fuzz_families_test.go", f.ID, want)
-		}
+	if _, err := fuzzedFamilies("hermes,nope"); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+		t.Fatalf("an unknown family: %v", err)
 	}
 }
