@@ -77,6 +77,7 @@ var autoSkip = map[string]string{
 	"dragoman-minicpm5-07":                  "CDATA sections are unwrapped (a rule of the family; the probe's plain values render without CDATA)",
 	"dragoman-laguna-04":                    "</assistant> ends the content (a rule of the family: the turn end is XML-like)",
 	"dragoman-laguna-05":                    "a JSON body inside <tool_call> (a leniency of the family's parser, not the template's markup)",
+	"mlxlm-d78bf58e-010":                    "a JSON body inside <tool_call> (a leniency of the family's parser, not the template's markup)",
 	// GigaChat 3 and 3.1 write different markup; each template's parser reads its own.
 	"GigaChat3-10B-A1.8B.jinja:dragoman-gigachat3-03":   "GigaChat 3.1 markup (<|function_call|>)",
 	"GigaChat3-10B-A1.8B.jinja:dragoman-gigachat3-05":   "GigaChat 3.1 markup (<|function_call|>)",
