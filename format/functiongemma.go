@@ -23,7 +23,7 @@ func init() {
 				// Ollama's functiongemma tests keep the whitespace before a call.
 				callSpaceKept: true,
 				section: func(buf string, final bool) (int, []call, bool, error) {
-					return keyValueSection(buf, final, functionGemmaOpen, functionGemmaClose, functionGemmaQuote, "")
+					return keyValueSection(buf, final, functionGemmaOpen, functionGemmaClose, functionGemmaQuote, "", false)
 				},
 			}, o)
 		},

@@ -27,7 +27,7 @@ func init() {
 				callOpen:         []string{gemma4CallOpen},
 				callEndsThinking: true,
 				section: func(buf string, final bool) (int, []call, bool, error) {
-					return keyValueSection(buf, final, gemma4CallOpen, gemma4CallClose, gemma4Quote, gemma4ToolResponse)
+					return keyValueSection(buf, final, gemma4CallOpen, gemma4CallClose, gemma4Quote, gemma4ToolResponse, true)
 				},
 			}, o), deciding: true}
 		},

@@ -90,24 +90,34 @@ func keyValueCallField(open, close, quote string) *ResponseField {
 // keyValueSection parses one open…close call in Gemma's key:value syntax
 // (gemma4, functiongemma): call:NAME{key:value,…}. The end marker may be
 // missing at the end of the output when the body is complete. after is a
-// marker that may follow the end marker and belongs to the section.
-func keyValueSection(buf string, final bool, open, close, quote, after string) (int, []call, bool, error) {
-	body := buf[len(open):]
-	m, name, args, err := parseKeyValueCall(body, quote)
-	switch {
-	case err == errNeedMore && !final:
-		return 0, nil, true, nil
-	case err == errNeedMore:
-		return 0, nil, false, errors.New("the " + open + " call is not closed and its body is incomplete")
-	case err != nil:
-		return 0, nil, false, errors.New("the " + open + " call is not valid: " + err.Error())
+// marker that may follow the end marker and belongs to the section. With
+// several, the block may hold more than one call:NAME{…} before its end
+// marker (Gemma 4 models write that; mlx-lm reads it), each a call.
+func keyValueSection(buf string, final bool, open, close, quote, after string, several bool) (int, []call, bool, error) {
+	const next = "call:"
+	rest := buf[len(open):]
+	var calls []call
+	for {
+		m, name, args, err := parseKeyValueCall(rest, quote)
+		switch {
+		case err == errNeedMore && !final:
+			return 0, nil, true, nil
+		case err == errNeedMore:
+			return 0, nil, false, errors.New("the " + open + " call is not closed and its body is incomplete")
+		case err != nil:
+			return 0, nil, false, errors.New("the " + open + " call is not valid: " + err.Error())
+		}
+		calls = append(calls, call{name: name, args: args})
+		rest = strings.TrimLeft(rest[m:], " \t\r\n")
+		if !several || !strings.HasPrefix(rest, next) {
+			break
+		}
 	}
-	rest := strings.TrimLeft(body[m:], " \t\r\n")
-	n := len(open) + len(body) - len(rest)
+	n := len(buf) - len(rest)
 	switch {
 	case strings.HasPrefix(rest, close):
 		n += len(close)
-	case !final && strings.HasPrefix(close, rest):
+	case !final && (strings.HasPrefix(close, rest) || several && strings.HasPrefix(next, rest)):
 		return 0, nil, true, nil
 	case final && rest == "":
 		// The end marker was consumed as a stop token.
@@ -123,7 +133,7 @@ func keyValueSection(buf string, final bool, open, close, quote, after string) (
 			return 0, nil, true, nil
 		}
 	}
-	return n, []call{{name: name, args: args}}, false, nil
+	return n, calls, false, nil
 }
 
 // parseKeyValueCall parses call:NAME{…} at the start of s (after whitespace)

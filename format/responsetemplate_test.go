@@ -77,6 +77,7 @@ var templateDiffers = map[string]string{
 	"dragoman-functionary-v3.2-10":       "a message to python (raw code) is not in the template",
 	"dragoman-functiongemma-09":          keptAfter,
 	"dragoman-gemma4-09":                 keptAfter,
+	"dragoman-gemma4-14":                 severalKeyValueCalls,
 	"dragoman-gigachat3-06":              textAfterJSON,
 	"dragoman-glm-4.5-4.7-08":            escapedValues,
 	"dragoman-glm-4.5-4.7-11":            truncatedCall,
@@ -112,6 +113,8 @@ var templateDiffers = map[string]string{
 	"dragoman-step3-05":                  startsInReasoning,
 	"dragoman-step3-11":                  truncatedCall,
 	"mlx-lm-035":                         pythonLiterals,
+	"mlxlm-d78bf58e-003":                 severalKeyValueCalls,
+	"mlxlm-d78bf58e-004":                 severalKeyValueCalls,
 	"mlxlm-d78bf58e-010":                 jsonBody,
 	"mlxlm-d78bf58e-011":                 "a name followed by text that is not <arg_key> pairs (multiply a=1 b=2) makes the call malformed for the parser; the template reads a call from it",
 	"mlxlm-d78bf58e-017":                 jsonBody,
@@ -164,6 +167,7 @@ const listIDs = "an id an element of the list carries is not read (ids are gener
 // jsonBody: GLM-style families also accept a JSON {"name", "arguments"}
 // body in a call block; the template reads the tag form only.
 const jsonBody = "a JSON body in the call block, which the parser also reads, is not in the template"
+const severalKeyValueCalls = "several call:NAME{…} in one Gemma 4 block, which the parser reads as several calls: the template's call field reads one call a block"
 
 // pythonLiterals: the family parser types raw-text values written as Python
 // literals ({'a': True}, ['x']) by the tool's schema (FORMATS.md Decision 7);
