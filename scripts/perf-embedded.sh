@@ -9,13 +9,15 @@
 #    whose path is $DRAGOMAN_LLAMA_SERVER; without it this part says so and
 #    measures the engine alone. Tokens/s of one stream, time to first token
 #    of a long conversation cold and resent with one more turn, throughput
-#    at 1, 4, 16 and 64 concurrent streams.
+#    at 1, 4, 16 and 64 concurrent streams; both servers up, the rounds
+#    taking turns.
 #
 # Fetches the libraries with .ci/llamalib.sh unless $DRAGOMAN_LLAMA_LIB is set.
 # Usage: scripts/perf-embedded.sh [go test -bench flags, e.g. -count=5]
 # Environment: PERF_MODEL (default ../shared/models/tiny-qwen3-random.gguf),
 # PERF_THREADS (1), PERF_SLOTS (4), PERF_CTX (2048), PERF_LONG (words in the
-# long conversation, 1500), PERF_SKIP_BENCH=1 to run the side-by-side part alone.
+# long conversation, 1500), PERF_ROUNDS (rounds taking turns, 5), PERF_SKIP_BENCH=1
+# to run the side-by-side part alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CGO_ENABLED=0
@@ -29,6 +31,7 @@ fi
 shared="${DRAGOMAN_SHARED:-../shared}"
 model="${PERF_MODEL:-$shared/models/tiny-qwen3-random.gguf}"
 threads="${PERF_THREADS:-1}" slots="${PERF_SLOTS:-4}" ctx="${PERF_CTX:-2048}" long="${PERF_LONG:-1500}"
+rounds="${PERF_ROUNDS:-5}"
 name="$(basename "$model" .gguf)"
 tmp="$(mktemp -d)"
 pids=()
@@ -46,25 +49,30 @@ wait_for() {
 	return 1
 }
 
-echo "# side by side: $name, $threads thread(s), $slots slots, context $ctx, long conversation of $long words"
+echo "# side by side: $name, $threads thread(s), $slots slots, context $ctx, long conversation of $long words, $rounds rounds"
 "$tmp/dragoman" serve -listen 127.0.0.1:18490 -no-discover -log-format off -model "$model" -threads "$threads" \
 	-slots "$slots" -ctx "$ctx" 2>"$tmp/dragoman.log" &
 pids+=($!)
 wait_for http://127.0.0.1:18490
 grep -m1 'loaded in this process' "$tmp/dragoman.log" || true
-"$tmp/sidebyside" -name engine -url http://127.0.0.1:18490 -model "$name" -long "$long"
-kill "${pids[0]}"; wait "${pids[0]}" 2>/dev/null || true
-
 if [ -z "${DRAGOMAN_LLAMA_SERVER:-}" ]; then
+	"$tmp/sidebyside" -name engine -url http://127.0.0.1:18490 -model "$name" -long "$long" -runs "$rounds"
 	echo "# llama-server: not measured, DRAGOMAN_LLAMA_SERVER is unset (build it as ../shared/runtimes/README.md says and set it to the binary)"
 	exit 0
 fi
 # llama-server as the engine runs: the same threads for prompts and
 # generation, slots sharing one unified KV cache of the same size, prompt
-# caching on (its default), continuous batching (its default).
+# caching on (its default), continuous batching (its default). Both servers
+# stay up, and the rounds take turns (engine, llama-server, engine, …), each
+# round with prompts of its own, so that a machine whose load changes over
+# a minute slows both alike; each pair of lines is one round.
 "$DRAGOMAN_LLAMA_SERVER" --version 2>&1 | grep -m1 "^version" | sed 's/^/# llama-server /'
 "$DRAGOMAN_LLAMA_SERVER" -m "$model" --host 127.0.0.1 --port 18491 -t "$threads" -tb "$threads" -np "$slots" -kvu \
 	-c "$ctx" --no-webui 2>"$tmp/llama-server.log" &
 pids+=($!)
 wait_for http://127.0.0.1:18491
-"$tmp/sidebyside" -name llama-server -url http://127.0.0.1:18491 -model "$name" -long "$long"
+for round in $(seq 0 $((rounds - 1))); do
+	echo "# round $((round + 1)) of $rounds, load $(cut -d' ' -f1-3 /proc/loadavg)"
+	"$tmp/sidebyside" -name engine -url http://127.0.0.1:18490 -model "$name" -long "$long" -runs 1 -first "$round"
+	"$tmp/sidebyside" -name llama-server -url http://127.0.0.1:18491 -model "$name" -long "$long" -runs 1 -first "$round"
+done

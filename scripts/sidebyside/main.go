@@ -105,6 +105,7 @@ func main() {
 	model := flag.String("model", "", "the model's name")
 	longWords := flag.Int("long", 1500, "words in the long conversation's first message (about a token each)")
 	runs := flag.Int("runs", 3, "runs of each measure")
+	first := flag.Int("first", 0, "the number of the first run: each run's prompts are its own, so calls with other -first values find nothing of theirs in a cache")
 	flag.Parse()
 	fail := func(err error) {
 		fmt.Fprintln(os.Stderr, "sidebyside:", *name, err)
@@ -117,7 +118,7 @@ func main() {
 	// One stream's rate: 128 tokens after a short prompt.
 	var rates []float64
 	for range *runs {
-		r, err := ask(*base, *model, one(user("Write a long story about the sea.")), 128)
+		r, err := ask(*base, *model, one(user("Write a long story about the sea.")), 128) // the same prompt each time: its rate is the measure
 		if err != nil {
 			fail(err)
 		}
@@ -131,7 +132,7 @@ func main() {
 	// with the answer and one more message.
 	var cold, resent []time.Duration
 	promptTokens := 0
-	for i := range *runs {
+	for i := *first; i < *first+*runs; i++ {
 		words := make([]string, *longWords)
 		for j := range words {
 			words[j] = vocabulary[(j*7+i*13)%len(vocabulary)] // each run its own text: no cache across runs
@@ -158,7 +159,7 @@ func main() {
 	for _, n := range []int{1, 4, 16, 64} {
 		var tps []float64
 		var ttfts []time.Duration
-		for run := range *runs {
+		for run := *first; run < *first+*runs; run++ {
 			res := make([]result, n)
 			errs := make([]error, n)
 			var wg sync.WaitGroup
