@@ -390,21 +390,24 @@ func (o *OllamaBackend) stream(ctx context.Context, path string, body any) (Stre
 // ollamaChunk is one NDJSON line of /api/generate (response, thinking) or
 // /api/chat (message); the last has done:true and the counts.
 type ollamaChunk struct {
-	Response string `json:"response"`
-	Thinking string `json:"thinking"`
-	Message  *struct {
-		Content   string           `json:"content"`
-		Thinking  string           `json:"thinking"`
-		ToolCalls []ollamaToolCall `json:"tool_calls"`
-	} `json:"message"`
-	Done            bool   `json:"done"`
-	DoneReason      string `json:"done_reason"`
-	PromptEvalCount int    `json:"prompt_eval_count"`
-	EvalCount       int    `json:"eval_count"`
-	Error           string `json:"error"`
+	Response        string              `json:"response"`
+	Thinking        string              `json:"thinking"`
+	Message         *ollamaChunkMessage `json:"message"`
+	Done            bool                `json:"done"`
+	DoneReason      string              `json:"done_reason"`
+	PromptEvalCount int                 `json:"prompt_eval_count"`
+	EvalCount       int                 `json:"eval_count"`
+	Error           string              `json:"error"`
 	// The last line's durations, in nanoseconds.
 	PromptEvalDuration int64 `json:"prompt_eval_duration"`
 	EvalDuration       int64 `json:"eval_duration"`
+}
+
+// ollamaChunkMessage is /api/chat's message in a line.
+type ollamaChunkMessage struct {
+	Content   string           `json:"content"`
+	Thinking  string           `json:"thinking"`
+	ToolCalls []ollamaToolCall `json:"tool_calls"`
 }
 
 // ollamaStream reads Ollama's NDJSON. Ollama can stop without a done:true
@@ -415,6 +418,11 @@ type ollamaStream struct {
 	chat     bool
 	done     bool
 	anyCalls bool
+
+	// fast reads the per-token lines; unmarshalOnly (tests, benchmarks)
+	// sends every line through encoding/json instead.
+	fast          ollamaFast
+	unmarshalOnly bool
 }
 
 func (s *ollamaStream) Close() error { return s.lines.close(s.done) }
@@ -434,9 +442,15 @@ func (s *ollamaStream) Next() (Chunk, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		var c ollamaChunk
-		if err := json.Unmarshal(line, &c); err != nil {
-			return Chunk{}, s.lines.badLine(Ollama, line, err)
+		var c *ollamaChunk
+		if !s.unmarshalOnly {
+			c = s.fast.line(line) // the per-token shapes (fastline.go)
+		}
+		if c == nil {
+			c = new(ollamaChunk)
+			if err := json.Unmarshal(line, c); err != nil {
+				return Chunk{}, s.lines.badLine(Ollama, line, err)
+			}
 		}
 		if c.Error != "" {
 			// Ollama writes {"error": ...} into a stream it already answered
@@ -453,7 +467,7 @@ func (s *ollamaStream) Next() (Chunk, error) {
 
 // chunk converts one line: calls get ids and string arguments; the last line
 // carries the finish reason and the counts.
-func (s *ollamaStream) chunk(c ollamaChunk) Chunk {
+func (s *ollamaStream) chunk(c *ollamaChunk) Chunk {
 	out := Chunk{Text: c.Response, Reasoning: c.Thinking}
 	if c.Message != nil {
 		out.Text += c.Message.Content

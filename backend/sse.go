@@ -51,6 +51,11 @@ type sseStream struct {
 	// "timings" object, on the last chunk of /completion and of its chat
 	// stream).
 	timings *Timings
+
+	// fast reads the per-token lines; unmarshalOnly (tests, benchmarks)
+	// sends every line through encoding/json instead.
+	fast          sseFast
+	unmarshalOnly bool
 }
 
 func (s *sseStream) Close() error { return s.lines.close(s.ended && s.cutErr == nil) }
@@ -150,17 +155,7 @@ func (s *sseStream) broke(err error) (Chunk, error) {
 
 // sseChunk is any of the three chunk shapes.
 type sseChunk struct {
-	Choices []struct {
-		Index        int       `json:"index"`
-		Delta        *sseDelta `json:"delta"`
-		Message      *sseDelta `json:"message"`
-		Text         string    `json:"text"`
-		FinishReason *string   `json:"finish_reason"`
-		// What ended the answer, beside the finish reason: vLLM's
-		// stop_reason, SGLang's matched_stop (read by stopReason).
-		StopReason  json.RawMessage `json:"stop_reason"`
-		MatchedStop json.RawMessage `json:"matched_stop"`
-	} `json:"choices"`
+	Choices []sseChoice     `json:"choices"`
 	Usage   *chat.Usage     `json:"usage"`
 	Error   json.RawMessage `json:"error"`
 	Timings *llamaTimings   `json:"timings"`
@@ -172,6 +167,19 @@ type sseChunk struct {
 	StoppingWord    string `json:"stopping_word"`
 	TokensPredicted int    `json:"tokens_predicted"`
 	TokensEvaluated int    `json:"tokens_evaluated"`
+}
+
+// sseChoice is one entry of choices.
+type sseChoice struct {
+	Index        int       `json:"index"`
+	Delta        *sseDelta `json:"delta"`
+	Message      *sseDelta `json:"message"`
+	Text         string    `json:"text"`
+	FinishReason *string   `json:"finish_reason"`
+	// What ended the answer, beside the finish reason: vLLM's
+	// stop_reason, SGLang's matched_stop (read by stopReason).
+	StopReason  json.RawMessage `json:"stop_reason"`
+	MatchedStop json.RawMessage `json:"matched_stop"`
 }
 
 // llamaTimings is llama-server's "timings" object. prompt_n counts only the
@@ -207,10 +215,21 @@ func (d *sseDelta) reasoning() string {
 }
 
 func (s *sseStream) parse(payload []byte) (Chunk, error) {
-	var c sseChunk
-	if err := json.Unmarshal(payload, &c); err != nil {
-		return Chunk{}, s.lines.badLine(s.kind, payload, err)
+	var c *sseChunk
+	if !s.unmarshalOnly {
+		c = s.fast.line(payload) // the per-token shapes (fastline.go)
 	}
+	if c == nil {
+		c = new(sseChunk)
+		if err := json.Unmarshal(payload, c); err != nil {
+			return Chunk{}, s.lines.badLine(s.kind, payload, err)
+		}
+	}
+	return s.use(c)
+}
+
+// use takes in one decoded chunk.
+func (s *sseStream) use(c *sseChunk) (Chunk, error) {
 	if msg := rawErrorText(c.Error); msg != "" {
 		return Chunk{}, &Error{Kind: s.kind, Status: errorCode(c.Error), Message: msg}
 	}
@@ -250,7 +269,7 @@ func (s *sseStream) parse(payload []byte) (Chunk, error) {
 // parseLlama reads llama-server's native chunk; stop_type "limit" means the
 // token budget ran out, "word" that stopping_word (a stop string) ended the
 // answer, "eos" the end-of-generation token.
-func (s *sseStream) parseLlama(c sseChunk) Chunk {
+func (s *sseStream) parseLlama(c *sseChunk) Chunk {
 	if c.Stop {
 		s.finish, s.sawFinish = c.StopType, true
 		s.usage = &chat.Usage{PromptTokens: c.TokensEvaluated, CompletionTokens: c.TokensPredicted}
