@@ -410,6 +410,91 @@ func randomLine(r *rand.Rand) []byte {
 	return line
 }
 
+// TestFastLinesDecline: lines the fast readers must leave to Unmarshal, even
+// where their own reading would come out the same: a repeated key (Unmarshal
+// merges a second choices or delta into the first), an unknown key at any
+// level, a key escaped or spelt in another case (Unmarshal matches names
+// without regard to case), a value of another type, the lines that end an
+// answer or carry calls, usage, timings or an error.
+func TestFastLinesDecline(t *testing.T) {
+	const chat = `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]`
+	sse := []string{
+		chat + `,"choices":[{"index":0,"text":"b"}]}`,
+		`{"choices":[{"index":0,"delta":{"content":"a","content":"b"}}]}`,
+		`{"choices":[{"index":0,"index":0,"delta":{"content":"a"}}]}`,
+		`{"id":"a","id":"b","choices":[{"index":0,"delta":{"content":"a"}}]}`,
+		`{"content":"a","content":"b","stop":false}`,
+		chat + `,"foo":1}`,
+		chat + `,"refusal":null}`,
+		`{"choices":[{"index":0,"delta":{"content":"a","refusal":null}}]}`,
+		`{"choices":[{"index":0,"delta":{"content":"a"},"foo":null}]}`,
+		`{"choices":[{"index":0,"delta":{"Content":"a"}}]}`,
+		`{"choices":[{"index":0,"delta":{"CONTENT":"a"}}]}`,
+		`{"choices":[{"index":0,"delta":{"\u0063ontent":"a"}}]}`,
+		`{"Choices":[{"index":0,"delta":{"content":"a"}}]}`,
+		`{"choices":[{"index":0,"delta":{"content":"a"}}],"Error":"x"}`,
+		`{"choices":[{"index":0,"delta":{"content":1}}]}`,
+		`{"choices":[{"index":0,"delta":{"content":"a","role":1}}]}`,
+		`{"choices":[{"index":0.0,"delta":{"content":"a"}}]}`,
+		`{"choices":[{"index":1e0,"delta":{"content":"a"}}]}`,
+		`{"choices":[{"index":0,"delta":{"content":"a"}}],"created":"1"}`,
+		`{"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}`,
+		`{"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":""}]}`,
+		`{"choices":[{"index":0,"delta":{"content":"a"},"stop_reason":"x"}]}`,
+		`{"choices":[{"index":0,"delta":{"content":"a"},"logprobs":{"content":[]}}]}`,
+		`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{"}}]}}]}`,
+		`{"choices":[{"index":0,"delta":{"tool_calls":[]}}]}`,
+		`{"choices":[{"index":0,"message":{"content":"a"}}]}`,
+		`{"choices":[],"usage":{"prompt_tokens":1}}`,
+		`{"choices":[{"index":0,"delta":{"content":"a"}}],"usage":{"prompt_tokens":1}}`,
+		`{"choices":[{"index":0,"delta":{"content":"a"}}],"timings":{"prompt_n":1}}`,
+		`{"choices":[{"index":0,"delta":{"content":"a"}}],"timings":null}`,
+		`{"choices":[{"index":0,"delta":{"content":"a"}},{"index":1,"delta":{"content":"b"}}]}`,
+		`{"choices":null}`,
+		`{"error":{"message":"boom"}}`,
+		`{"content":"a","stop":true,"stop_type":"eos"}`,
+		`{"content":"a","stop":false,"timings":{"predicted_n":1}}`,
+		`{"content":"a","stop":false,"tokens":[{"id":1}]}`,
+		`{"content":"a","tokens_predicted":1.5}`,
+		`{"content":"a","tokens_predicted":1234567890123456789}`,
+		`["content"]`,
+		`{"content":"a"} {}`,
+		`{"content":"a"}` + "",
+		"" + `{"content":"a"}`,
+	}
+	ollama := []string{
+		`{"model":"m","message":{"role":"assistant","content":"a"},"message":{"role":"assistant","thinking":"b"},"done":false}`,
+		`{"model":"m","message":{"role":"assistant","content":"a","content":"b"},"done":false}`,
+		`{"model":"m","response":"a","done":false,"foo":1}`,
+		`{"model":"m","message":{"role":"assistant","content":"a","images":null},"done":false}`,
+		`{"model":"m","message":{"role":"assistant","Content":"a"},"done":false}`,
+		`{"model":"m","Response":"a","done":false}`,
+		`{"model":"m","message":{"role":"assistant","content":"a","tool_calls":[{"function":{"name":"f","arguments":{}}}]},"done":false}`,
+		`{"model":"m","response":"","done":true,"done_reason":"stop","eval_count":3}`,
+		`{"model":"m","response":"a","done":0}`,
+		`{"error":"boom"}`,
+		`{"model":1,"response":"a","done":false}`,
+	}
+	var sf sseFast
+	var of ollamaFast
+	for _, l := range sse {
+		if c := sf.line([]byte(l)); c != nil {
+			t.Errorf("sse reader took %q", l)
+		}
+		checkFastSSE(t, &sf, []byte(l))
+	}
+	for _, l := range ollama {
+		if c := of.line([]byte(l)); c != nil {
+			t.Errorf("ollama reader took %q", l)
+		}
+	}
+	// The merge that makes repeated keys matter.
+	var merged sseChunk
+	if err := json.Unmarshal([]byte(sse[0]), &merged); err != nil || merged.Choices[0].Delta == nil || merged.Choices[0].Text != "b" {
+		t.Errorf("Unmarshal no longer merges a repeated choices: %+v %v", merged, err)
+	}
+}
+
 // FuzzFastLines: any line, and any bytes as the string of a per-token shape:
 // the fast readers decline or agree with Unmarshal.
 //
