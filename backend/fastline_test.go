@@ -459,7 +459,8 @@ func TestFastLinesDecline(t *testing.T) {
 		`{"content":"a","tokens_predicted":1234567890123456789}`,
 		`["content"]`,
 		`{"content":"a"} {}`,
-		`{"content":"a"}` + "", "" + `{"content":"a"}`,
+		`{"content":"a"}` + "\f",
+		"\v" + `{"content":"a"}`,
 	}
 	ollama := []string{
 		`{"model":"m","message":{"role":"assistant","content":"a"},"message":{"role":"assistant","thinking":"b"},"done":false}`,
