@@ -532,6 +532,7 @@ func TestFastLinesSameStream(t *testing.T) {
 		body   string
 		ollama bool
 		mode   streamMode
+		want   []string // each chunk's text or reasoning, when known
 	}
 	var streams []stream
 	recs, _ := filepath.Glob("testdata/recordings/*/*.json")
@@ -564,19 +565,27 @@ func TestFastLinesSameStream(t *testing.T) {
 		if strings.HasSuffix(rec.URL, "/completion") {
 			mode = modeLlamaCompletion
 		}
-		streams = append(streams, stream{file, body.String(), ollama, mode})
+		streams = append(streams, stream{file, body.String(), ollama, mode, nil})
 	}
 	dialects, _ := filepath.Glob("testdata/dialects/*.sse")
 	for _, file := range dialects {
 		b, _ := os.ReadFile(file)
-		streams = append(streams, stream{file, string(b), false, modeChat})
+		streams = append(streams, stream{file, string(b), false, modeChat, nil})
 	}
 	for i, sh := range shapes {
 		var body strings.Builder
+		var want []string
 		for _, s := range trickyStrings {
 			line := strings.Replace(sh.line, "%s", s, 1)
 			if !json.Valid([]byte(line)) {
 				continue
+			}
+			var text string
+			if json.Unmarshal([]byte(`"`+s+`"`), &text) != nil {
+				t.Fatalf("%q", s)
+			}
+			if text != "" {
+				want = append(want, text)
 			}
 			if sh.ollama {
 				body.WriteString(line + "\n")
@@ -598,7 +607,7 @@ func TestFastLinesSameStream(t *testing.T) {
 		} else {
 			body.WriteString("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
 		}
-		streams = append(streams, stream{fmt.Sprintf("shape %d", i), body.String(), sh.ollama, mode})
+		streams = append(streams, stream{fmt.Sprintf("shape %d", i), body.String(), sh.ollama, mode, want})
 	}
 	run := func(st stream, unmarshalOnly bool) ([]Chunk, string) {
 		lines := newLineReader(context.Background(), io.NopCloser(strings.NewReader(st.body)))
@@ -630,6 +639,20 @@ func TestFastLinesSameStream(t *testing.T) {
 		}
 		if len(fast) == 0 {
 			t.Errorf("%s: %d chunks, the stream was not read", st.name, len(fast))
+		}
+		if st.want == nil {
+			continue
+		}
+		// Read after the whole stream: nothing a chunk holds may share the
+		// line reader's or the scanner's reused room.
+		var got []string
+		for _, c := range fast {
+			if c.Text+c.Reasoning != "" {
+				got = append(got, c.Text+c.Reasoning)
+			}
+		}
+		if !reflect.DeepEqual(got, st.want) {
+			t.Errorf("%s: texts\n %q\nwant\n %q", st.name, got, st.want)
 		}
 	}
 }

@@ -210,6 +210,8 @@ type lineReader struct {
 	// onWait, when set, is called before a read that would wait for the
 	// runtime (WaitNotifier).
 	onWait func()
+	// buf holds the last line returned, its room reused for the next.
+	buf []byte
 }
 
 // waits reports whether reading the next line would wait for the runtime:
@@ -243,10 +245,11 @@ var MaxLineBytes = 16 << 20
 // mostly empty lines reaches it.
 var MaxStreamBytes = 256 << 20
 
-// next returns the next line without its end of line. io.EOF means the body
-// ended cleanly after the last line.
+// next returns the next line without its end of line, valid until the next
+// call: the callers decode it and keep nothing of its bytes. io.EOF means the
+// body ended cleanly after the last line.
 func (l *lineReader) next() ([]byte, error) {
-	var line []byte
+	line := l.buf[:0]
 	var err error
 	for {
 		if l.onWait != nil && l.waits() {
@@ -272,6 +275,9 @@ func (l *lineReader) next() ([]byte, error) {
 		return nil, fmt.Errorf("the runtime's stream passed %d bytes (backend.MaxStreamBytes) with no end: the stream is not what a runtime sends", MaxStreamBytes)
 	}
 	l.partial = err != nil
+	if cap(line) <= 64<<10 { // a rare long line's room is not kept
+		l.buf = line
+	}
 	return bytes.TrimRight(line, "\r\n"), nil
 }
 
