@@ -178,7 +178,11 @@ func (p *lineScan) str() (string, bool) {
 		p.i++
 	}
 	buf := append(p.buf[:0], p.b[start:p.i]...)
-	defer func() { p.buf = buf[:0] }()
+	defer func() {
+		if cap(buf) <= 64<<10 { // a rare long string's room is not kept
+			p.buf = buf[:0]
+		}
+	}()
 	for p.i < len(p.b) {
 		c := p.b[p.i]
 		switch {
