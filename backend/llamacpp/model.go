@@ -182,6 +182,9 @@ func (m *model) open(opts Options) error {
 		m.eos = string(m.piece(t, nil))
 	}
 	registerProgress(m)
+	// The prompt cache reads every token's attributes once (about 0.1 s on
+	// a 150,000-token vocabulary): meanwhile, not in the first request.
+	go m.tokens.prepare(m)
 	m.startScheduler()
 	return nil
 }
@@ -205,6 +208,9 @@ func orUnknown(s string) string {
 // after the last.
 func (m *model) free() {
 	m.freeOnce.Do(func() {
+		if m.vocab != 0 {
+			m.tokens.prepare(m) // open started it: wait, it reads the vocabulary freed below
+		}
 		if m.done != nil {
 			close(m.quit)
 			<-m.done
