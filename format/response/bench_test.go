@@ -84,7 +84,7 @@ func split(s string, n int) []string {
 	return append(out, s)
 }
 
-func loadSharedB(b *testing.B, name string) *Template {
+func loadSharedB(b testing.TB, name string) *Template {
 	data := readShared(b, name)
 	tpl, err := Load(data)
 	if err != nil {

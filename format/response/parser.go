@@ -89,6 +89,7 @@ type searchCache struct {
 	found         bool
 	c             candidate
 	pending       int
+	vm            vmState // a pattern's search, resumed when only the text grew
 }
 
 // NewParser starts a streaming parse; the events are those the prefix
@@ -208,6 +209,7 @@ func (p *Parser) Finish() ([]Event, error) {
 	}
 	p.ended = true
 	p.step()
+	p.releaseSearches()
 	if p.err == nil {
 		p.appendText(len(p.text))
 		p.closeRegion(len(p.text), len(p.text))
@@ -278,18 +280,33 @@ func (p *Parser) find(d *delim, avail int) (*candidate, int) {
 		}
 		return nil, sc.pending
 	}
-	*sc = searchCache{valid: true, textLen: len(p.text), from: p.pos, ended: p.ended}
-	sc.found, sc.pending = p.search(d, avail, &sc.c)
+	sc.valid, sc.textLen, sc.from, sc.ended = true, len(p.text), p.pos, p.ended
+	sc.found, sc.pending = p.search(d, avail, sc)
 	if sc.found {
 		return &sc.c, sc.pending
 	}
 	return nil, sc.pending
 }
 
-func (p *Parser) search(d *delim, avail int, c *candidate) (bool, int) {
+// releaseSearches gives the kept searches' memory back once no search is
+// left to make.
+func (p *Parser) releaseSearches() {
+	for _, w := range p.t.allDelims {
+		if w.rx != nil && w.id < len(p.cache) {
+			w.rx.release(&p.cache[w.id].vm)
+		}
+	}
+}
+
+func (p *Parser) search(d *delim, avail int, sc *searchCache) (bool, int) {
 	text := p.text
+	c := &sc.c
 	if d.rx != nil {
-		r := d.rx.search(text, p.pos, avail, p.ended)
+		var st *vmState
+		if !p.ended || sc.vm.kind != 0 {
+			st = &sc.vm
+		}
+		r := d.rx.searchState(text, p.pos, avail, p.ended, st)
 		pending := r.alive
 		if !r.matched {
 			return false, pending

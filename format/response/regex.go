@@ -468,22 +468,30 @@ type vmResult struct {
 	alive int
 }
 
-// vmQueue holds the threads at one position, in priority order; each
-// thread's capture slots live in caps at its index.
+// vmQueue holds the threads at one position, in priority order. Every pc
+// visited at the position has an entry (so that it is visited once); only
+// the live ones (waiting for a character, for input that has not arrived,
+// or a match) keep capture slots, at slot[j] in caps.
 type vmQueue struct {
 	sparse []uint32
 	pcs    []uint32
-	live   []bool // false: the slot only marks pc as visited
+	slot   []int32 // -1: the entry only marks pc as visited
 	caps   []int
 }
 
 func (q *vmQueue) reset() {
-	q.pcs, q.live, q.caps = q.pcs[:0], q.live[:0], q.caps[:0]
+	q.pcs, q.slot, q.caps = q.pcs[:0], q.slot[:0], q.caps[:0]
 }
 
 func (q *vmQueue) contains(pc uint32) bool {
 	j := q.sparse[pc]
 	return int(j) < len(q.pcs) && q.pcs[j] == pc
+}
+
+// live marks entry j live with the current capture slots.
+func (q *vmQueue) live(j int, caps []int) {
+	q.slot[j] = int32(len(q.caps) / len(caps))
+	q.caps = append(q.caps, caps...)
 }
 
 // machine is the reusable memory of one search.
@@ -496,6 +504,10 @@ func (r *rx) machine() *machine {
 	if m, ok := r.pool.Get().(*machine); ok {
 		return m
 	}
+	return r.newMachine()
+}
+
+func (r *rx) newMachine() *machine {
 	n := len(r.prog.Inst)
 	return &machine{
 		clist:   vmQueue{sparse: make([]uint32, n)},
@@ -564,8 +576,7 @@ func (c *vmCtx) add(q *vmQueue, pc uint32, pos int, caps []int) {
 	j := len(q.pcs)
 	q.sparse[pc] = uint32(j)
 	q.pcs = append(q.pcs, pc)
-	q.live = append(q.live, false)
-	q.caps = append(q.caps, caps...) // keeps slots aligned; filled below when live
+	q.slot = append(q.slot, -1)
 	inst := &c.r.prog.Inst[pc]
 	switch inst.Op {
 	case syntax.InstFail:
@@ -576,7 +587,7 @@ func (c *vmCtx) add(q *vmQueue, pc uint32, pos int, caps []int) {
 		op, unknown := c.empty(pos)
 		need := syntax.EmptyOp(inst.Arg)
 		if need&unknown != 0 {
-			q.live[j] = true
+			q.live(j, caps)
 			return
 		}
 		if need&^op == 0 {
@@ -594,7 +605,7 @@ func (c *vmCtx) add(q *vmQueue, pc uint32, pos int, caps []int) {
 			c.add(q, inst.Out, pos, caps)
 		}
 	default:
-		q.live[j] = true
+		q.live(j, caps)
 	}
 }
 
@@ -602,11 +613,41 @@ func (c *vmCtx) add(q *vmQueue, pc uint32, pos int, caps []int) {
 // the matcher would on a complete text: no assertion looks before from.
 func (r *rx) plain() bool { return r.goOK }
 
+// vmState is a search kept so that it can go on when more text comes: the
+// threads it stopped with at the end of the text it had, and the match
+// found so far. Resuming from it gives what a search from the same start on
+// the longer text gives (TestResumedSearch): the steps before the old end
+// read only text before it. A thread stopped at a zero-width assertion the
+// old end left undecided is not resumed; the search starts again.
+type vmState struct {
+	m       *machine
+	kind    byte // 0: nothing to resume; 'r': threads at end; 'p': no thread, scan on at end; 'f': final
+	from    int
+	end     int
+	matched bool
+	caps    []int // the match so far (owned)
+}
+
+// release gives st's memory back to r's pool; st is empty after.
+func (r *rx) release(st *vmState) {
+	if st.m != nil {
+		r.pool.Put(st.m)
+	}
+	*st = vmState{caps: st.caps[:0]}
+}
+
 // search finds the leftmost-first match of r in text at or after from. end is
 // where usable text stops (a split UTF-8 character after it is not yet
 // readable); ended says no more text will come.
 func (r *rx) search(text string, from, end int, ended bool) vmResult {
-	if ended && r.goOK && end == len(text) {
+	return r.searchState(text, from, end, ended, nil)
+}
+
+// searchState is search keeping its state in st (nil: none), and resuming
+// from st when st holds a search from the same start on a shorter text. The
+// result's caps are st's when st is given (valid until its next search).
+func (r *rx) searchState(text string, from, end int, ended bool, st *vmState) vmResult {
+	if ended && r.goOK && end == len(text) && (st == nil || st.kind == 0 || st.from != from) {
 		m := r.re.FindStringSubmatchIndex(text[from:])
 		if m == nil {
 			return vmResult{alive: -1}
@@ -618,21 +659,71 @@ func (r *rx) search(text string, from, end int, ended bool) vmResult {
 		}
 		return vmResult{matched: true, caps: m, alive: -1}
 	}
-	m := r.machine()
-	defer r.pool.Put(m)
+	var m *machine
+	if st != nil {
+		if st.m == nil {
+			st.m = r.machine()
+		}
+		m = st.m
+	} else {
+		m = r.machine()
+		defer r.pool.Put(m)
+	}
 	c := vmCtx{r: r, text: text, end: end, ended: ended, ncap: r.ncap}
 	clist, nlist := &m.clist, &m.nlist
-	clist.reset()
-	nlist.reset()
 	res := vmResult{alive: -1}
 	caps := m.scratch
-	for i := range caps {
-		caps[i] = -1
-	}
 	ncap := r.ncap
 	pos := from
+	resumed, resumedRun := false, false
+	if st != nil && st.kind != 0 && st.from == from && end >= st.end {
+		switch st.kind {
+		case 'f':
+			return vmResult{matched: st.matched, caps: st.caps, alive: -1}
+		case 'p':
+			pos, resumed = st.end, true
+			clist.reset()
+		case 'r':
+			pos, resumed, resumedRun = st.end, true, true
+			res.matched = st.matched
+			res.caps = st.caps
+		}
+	}
+	if !resumed {
+		clist.reset()
+		for i := range caps {
+			caps[i] = -1
+		}
+		if st != nil {
+			if st.caps == nil {
+				st.caps = make([]int, 0, ncap)
+			}
+			res.caps = st.caps[:0]
+		}
+	}
+	nlist.reset()
+	if st != nil {
+		st.kind, st.from = 0, from
+		defer func() {
+			// a thread at an assertion the end left undecided: not resumable
+			if st.kind == 'r' {
+				for j, pc := range clist.pcs {
+					if clist.slot[j] >= 0 && r.prog.Inst[pc].Op == syntax.InstEmptyWidth {
+						st.kind = 0
+						break
+					}
+				}
+			}
+			st.matched = res.matched
+			if res.matched {
+				st.caps = append(st.caps[:0], res.caps...)
+				res.caps = st.caps
+			}
+		}()
+	}
+	skipStart := resumedRun // the start thread at the old end is in the list
 	for {
-		if !res.matched {
+		if !res.matched && !skipStart {
 			if len(clist.pcs) == 0 && r.prefix != "" {
 				if k := strings.Index(text[pos:end], r.prefix); k >= 0 {
 					pos += k
@@ -650,16 +741,26 @@ func (r *rx) search(text string, from, end int, ended bool) vmResult {
 					if q >= end {
 						if !ended {
 							res.alive = minAlive(res.alive, end)
+							if st != nil {
+								st.kind, st.end = 'p', end
+							}
 						}
 						return res
 					}
 					pos = q
 				}
 			}
-			caps[0] = pos
-			c.add(clist, uint32(r.prog.Start), pos, caps)
+			// A thread can only start where the prefix's first byte is.
+			if r.prefix == "" || pos >= end || text[pos] == r.prefix[0] {
+				caps[0] = pos
+				c.add(clist, uint32(r.prog.Start), pos, caps)
+			}
 		}
+		skipStart = false
 		if len(clist.pcs) == 0 {
+			if st != nil && res.matched {
+				st.kind = 'f'
+			}
 			break
 		}
 		var ch rune = -1
@@ -668,10 +769,11 @@ func (r *rx) search(text string, from, end int, ended bool) vmResult {
 			ch, w = utf8.DecodeRuneInString(text[pos:])
 		}
 		for j, pc := range clist.pcs {
-			if !clist.live[j] {
+			sl := clist.slot[j]
+			if sl < 0 {
 				continue
 			}
-			tcaps := clist.caps[j*ncap : (j+1)*ncap]
+			tcaps := clist.caps[int(sl)*ncap : (int(sl)+1)*ncap]
 			inst := &r.prog.Inst[pc]
 			switch inst.Op {
 			case syntax.InstMatch:
@@ -706,14 +808,25 @@ func (r *rx) search(text string, from, end int, ended bool) vmResult {
 		}
 	cut:
 		if pos >= end {
+			if st != nil && !ended {
+				st.kind, st.end = 'r', end
+			}
 			break
 		}
 		pos += w
 		clist, nlist = nlist, clist
 		nlist.reset()
 		if len(clist.pcs) == 0 && res.matched {
+			if st != nil {
+				st.kind = 'f'
+			}
 			break
 		}
+	}
+	if st != nil && clist != &m.clist {
+		// the last list is where a resumed search starts
+		m.clist, m.nlist = m.nlist, m.clist
+		clist = &m.clist
 	}
 	return res
 }

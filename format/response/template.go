@@ -18,12 +18,13 @@ import (
 
 // Template is a loaded response template.
 type Template struct {
-	defaults *Object
-	fields   []*Field // by name, in code-point order (the tie rule)
-	implicit *Field
-	anchor   *delim
-	ndelims  int
-	outside  []watchItem // what is watched outside every explicit region
+	defaults  *Object
+	fields    []*Field // by name, in code-point order (the tie rule)
+	implicit  *Field
+	anchor    *delim
+	ndelims   int
+	allDelims []*delim    // by id
+	outside   []watchItem // what is watched outside every explicit region
 	// Notes are load-time diagnostics: places where the template's regular
 	// expressions are read in a way Python's regex module might not.
 	Notes []string
@@ -178,7 +179,9 @@ func (t *Template) loadDelim(field, key string, lit any, hasLit bool, pat any, h
 		}
 		t.Notes = append(t.Notes, r.notes...)
 		t.ndelims++
-		return &delim{id: t.ndelims - 1, rx: r}, nil
+		d := &delim{id: t.ndelims - 1, rx: r}
+		t.allDelims = append(t.allDelims, d)
+		return d, nil
 	}
 	if !hasLit {
 		return nil, nil
@@ -213,7 +216,9 @@ func (t *Template) loadDelim(field, key string, lit any, hasLit bool, pat any, h
 	}
 	sort.SliceStable(lits, func(i, j int) bool { return len(lits[i]) > len(lits[j]) })
 	t.ndelims++
-	return &delim{id: t.ndelims - 1, lits: lits, maxLen: len(lits[0])}, nil
+	d := &delim{id: t.ndelims - 1, lits: lits, maxLen: len(lits[0])}
+	t.allDelims = append(t.allDelims, d)
+	return d, nil
 }
 
 var fieldKeys = map[string]bool{"open": true, "open_pattern": true, "close": true, "close_pattern": true, "content": true,
