@@ -317,12 +317,12 @@ func parseXMLInline(body string, args *Object, f *Field) (any, error) {
 			return nil, fmt.Errorf("xml-inline (strict): unexpected text %q", body[last:m[0]])
 		}
 		last = f.tag.consumedEnd(m)
-		g := f.tag.groups(body, m)
-		key, ok := g["key"]
+		key, ok := f.tag.group(body, m, "key")
 		if !ok {
 			continue
 		}
-		val, err := f.parseValue(g["value"])
+		raw, _ := f.tag.group(body, m, "value")
+		val, err := f.parseValue(raw)
 		if err != nil {
 			return nil, err
 		}
@@ -486,7 +486,7 @@ func applyTransform(tr any, sc *scope) (any, error) {
 
 // value turns a closed region's body into the field's value: content parser,
 // transform, then the tools' casting.
-func (f *Field) value(body string, groups map[string]string, tools map[string]*toolSchema) (any, error) {
+func (f *Field) value(body string, groups []string, tools map[string]*toolSchema) (any, error) {
 	v, err := f.parseContent(body)
 	if err != nil {
 		return nil, err
@@ -507,9 +507,9 @@ func (f *Field) value(body string, groups map[string]string, tools map[string]*t
 				for _, k := range o.Keys {
 					sc.set(k, o.Val(k))
 				}
-				for _, k := range sortedKeys(groups) {
-					if _, ok := sc.get(k); !ok {
-						sc.set(k, groups[k])
+				for i := 0; i+1 < len(groups); i += 2 {
+					if _, ok := sc.get(groups[i]); !ok {
+						sc.set(groups[i], groups[i+1])
 					}
 				}
 				r, err := applyTransform(f.transform, sc)
@@ -522,9 +522,9 @@ func (f *Field) value(body string, groups map[string]string, tools map[string]*t
 		} else {
 			sc := &scope{}
 			sc.set("content", v)
-			for _, k := range sortedKeys(groups) {
-				if k != "content" {
-					sc.set(k, groups[k])
+			for i := 0; i+1 < len(groups); i += 2 {
+				if groups[i] != "content" {
+					sc.set(groups[i], groups[i+1])
 				}
 			}
 			if v, err = applyTransform(f.transform, sc); err != nil {
@@ -536,19 +536,6 @@ func (f *Field) value(body string, groups map[string]string, tools map[string]*t
 		castValue(v, tools)
 	}
 	return v, nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
 }
 
 // ---- casting arguments by the tools' schemas ----

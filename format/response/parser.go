@@ -62,8 +62,9 @@ type Parser struct {
 	cur       *Field // the explicit region we are in; nil: implicit region / null sink
 	open      bool   // the current region has opened
 	bodyStart int
-	regStart  int // where the current region's opener started
-	groups    map[string]string
+	regStart  int      // where the current region's opener started
+	groups    []string // the opener's named groups: name, value pairs in name order
+	groupBuf  []string
 	sinkStart int // start of null-sink text not yet kept
 
 	msg      *Object
@@ -244,9 +245,9 @@ type candidate struct {
 	f      *Field
 	isOpen bool
 	start  int
-	end    int // consumed end
-	full   int // end of the match including lookahead text
-	groups map[string]string
+	end    int   // consumed end
+	full   int   // end of the match including lookahead text
+	caps   []int // a pattern's match
 }
 
 // better is the spec's order: earliest, then longest, then opener, then name.
@@ -316,7 +317,7 @@ func (p *Parser) search(d *delim, avail int, sc *searchCache) (bool, int) {
 			// a pattern ending where the text ends may still grow
 			pending = minAlive(pending, c.start)
 		}
-		c.groups = d.rx.groups(text, r.caps)
+		c.caps = r.caps
 		return true, pending
 	}
 	found := false
@@ -435,7 +436,11 @@ func (p *Parser) commit(c *candidate) {
 		}
 		p.flushSink(c.start)
 		p.cur, p.open = c.f, true
-		p.bodyStart, p.regStart, p.groups = c.end, c.start, c.groups
+		p.bodyStart, p.regStart, p.groups = c.end, c.start, nil
+		if c.d.rx != nil && len(c.d.rx.byName) > 0 {
+			p.groupBuf = c.d.rx.groupsInto(p.groupBuf[:0], p.text, c.caps)
+			p.groups = p.groupBuf
+		}
 		p.emit(Event{Type: "region_open", Field: c.f.Name})
 	} else {
 		p.closeRegion(c.start, c.end)

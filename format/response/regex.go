@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,6 +43,7 @@ type rx struct {
 	ncap   int      // capture slots (2 per group, group 0 included)
 	la     []int    // capture indices of lookahead groups
 	names  []string // Go group index → Python name ("" when unnamed or internal)
+	byName []int    // the Python-visible named groups' indices, in name order
 	prefix string   // literal every match starts with
 	re     *regexp.Regexp
 	// backref: the pattern has \N references to Python group pyRef (Go group
@@ -311,6 +313,12 @@ func compileRx(src string, allowBackref bool) (*rx, error) {
 		return nil, fmt.Errorf("pattern %q: missing )", src)
 	}
 	r.names = names
+	for g, n := range names {
+		if n != "" && !strings.HasPrefix(n, laPrefix) {
+			r.byName = append(r.byName, g)
+		}
+	}
+	sort.SliceStable(r.byName, func(i, j int) bool { return names[r.byName[i]] < names[r.byName[j]] })
 	if refGroup >= 0 {
 		pieces = append(pieces, out.String())
 		r.backref = true
@@ -850,21 +858,38 @@ func (r *rx) consumedEnd(caps []int) int {
 	return end
 }
 
-// groups returns the Python-visible named groups that took part.
-func (r *rx) groups(text string, caps []int) map[string]string {
-	var out map[string]string
-	for g, name := range r.names {
-		if name == "" || strings.HasPrefix(name, laPrefix) || 2*g+1 >= len(caps) {
+// groupsInto appends the Python-visible named groups that took part, as
+// name, value pairs in name order, to dst; dst must not end with a pair of
+// r's names.
+func (r *rx) groupsInto(dst []string, text string, caps []int) []string {
+	for _, g := range r.byName {
+		if 2*g+1 >= len(caps) {
 			continue
 		}
 		if s, e := caps[2*g], caps[2*g+1]; s >= 0 && e >= 0 {
-			if out == nil {
-				out = map[string]string{}
+			if n := len(dst); n >= 2 && dst[n-2] == r.names[g] {
+				dst[n-1] = text[s:e] // a repeated name: the last group that took part
+				continue
 			}
-			out[name] = text[s:e]
+			dst = append(dst, r.names[g], text[s:e])
 		}
 	}
-	return out
+	return dst
+}
+
+// group is the named group's text, if it took part (the last group of that
+// name that did).
+func (r *rx) group(text string, caps []int, name string) (string, bool) {
+	v, ok := "", false
+	for g, n := range r.names {
+		if n != name || 2*g+1 >= len(caps) {
+			continue
+		}
+		if s, e := caps[2*g], caps[2*g+1]; s >= 0 && e >= 0 {
+			v, ok = text[s:e], true
+		}
+	}
+	return v, ok
 }
 
 // findAll returns every non-overlapping match of r in a complete text
