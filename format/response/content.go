@@ -381,6 +381,13 @@ func parseKVLines(body string, args *Object, f *Field) (any, error) {
 type scope struct {
 	names []string
 	vals  []any
+	nbuf  [4]string
+	vbuf  [4]any
+}
+
+func newScope(sc *scope) *scope {
+	sc.names, sc.vals = sc.nbuf[:0], sc.vbuf[:0]
+	return sc
 }
 
 func (s *scope) get(k string) (any, bool) {
@@ -455,7 +462,12 @@ func applyTransform(tr any, sc *scope) (any, error) {
 		return v, nil
 	case *Object:
 		// the keys are shared with the template (full, so an append copies)
-		out := &Object{Keys: t.Keys[:len(t.Keys):len(t.Keys)], vals: make([]any, len(t.Keys))}
+		out := &Object{Keys: t.Keys[:len(t.Keys):len(t.Keys)]}
+		if len(t.Keys) <= objectInline {
+			out.vals = out.vbuf[:len(t.Keys)]
+		} else {
+			out.vals = make([]any, len(t.Keys))
+		}
 		if t.index != nil {
 			out.index = make(map[string]int, len(t.Keys))
 			for i, k := range t.Keys {
@@ -503,7 +515,8 @@ func (f *Field) value(body string, groups []string, tools map[string]*toolSchema
 				if !isObj {
 					return nil, fmt.Errorf("Field '%s': transform_each requires list elements to be objects, got %s", f.Name, typeName(e))
 				}
-				sc := &scope{}
+				var scBuf scope
+				sc := newScope(&scBuf)
 				for _, k := range o.Keys {
 					sc.set(k, o.Val(k))
 				}
@@ -520,7 +533,8 @@ func (f *Field) value(body string, groups []string, tools map[string]*toolSchema
 			}
 			v = out
 		} else {
-			sc := &scope{}
+			var scBuf scope
+			sc := newScope(&scBuf)
 			sc.set("content", v)
 			for i := 0; i+1 < len(groups); i += 2 {
 				if groups[i] != "content" {

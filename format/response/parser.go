@@ -3,8 +3,8 @@ package response
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 	"unsafe"
 
@@ -79,6 +79,9 @@ type Parser struct {
 	buf      []byte        // the text, appended to in place (old views stay valid)
 	spare    []Event       // the last Feed's events, reused by the next
 	cache    []searchCache // by delim.id
+
+	msgObj      Object // msg's memory
+	producedBuf [8]bool
 }
 
 // searchCache remembers a delimiter's last search: a decided match (or the
@@ -104,7 +107,13 @@ func NewParser(t *Template, opts Options) (*Parser, []Event, error) {
 }
 
 func newParser(t *Template, opts Options) *Parser {
-	p := &Parser{t: t, opts: opts, tools: toolSchemas(opts.Tools), msg: NewObject(), produced: make([]bool, len(t.fields)), zwPos: -1}
+	p := &Parser{t: t, opts: opts, tools: toolSchemas(opts.Tools), zwPos: -1}
+	p.msg = &p.msgObj
+	if len(t.fields) <= len(p.producedBuf) {
+		p.produced = p.producedBuf[:len(t.fields)]
+	} else {
+		p.produced = make([]bool, len(t.fields))
+	}
 	for _, k := range t.defaults.Keys {
 		p.msg.Set(k, t.defaults.Val(k))
 	}
@@ -188,6 +197,12 @@ func (p *Parser) Feed(chunk string) ([]Event, error) {
 	}
 	if p.spare != nil {
 		p.events, p.spare = p.spare, nil
+	}
+	if len(p.buf)+len(chunk) > cap(p.buf) {
+		// grow in place of append, which starts small: most outputs fit the first
+		nb := make([]byte, len(p.buf), max(2*cap(p.buf), len(p.buf)+len(chunk), 1024))
+		copy(nb, p.buf)
+		p.buf = nb
 	}
 	p.buf = append(p.buf, chunk...)
 	p.text = unsafe.String(unsafe.SliceData(p.buf), len(p.buf))
@@ -658,37 +673,116 @@ func (p *Parser) finalize() {
 			p.msg.Set("content", kept)
 		}
 	}
-	for _, k := range append([]string(nil), p.msg.Keys...) {
-		if _, isDefault := p.t.defaults.Get(k); isDefault {
+	// empty values go, defaults stay (msg's arrays are its own: in place)
+	m, n := p.msg, 0
+	for i, k := range m.Keys {
+		if _, isDefault := p.t.defaults.Get(k); !isDefault && isEmpty(m.vals[i]) {
 			continue
 		}
-		if isEmpty(p.msg.Val(k)) {
-			p.msg.Delete(k)
+		m.Keys[n], m.vals[n] = k, m.vals[i]
+		n++
+	}
+	if n < len(m.Keys) {
+		clear(m.Keys[n:])
+		clear(m.vals[n:])
+		m.Keys, m.vals = m.Keys[:n], m.vals[:n]
+		if m.index != nil {
+			m.index = make(map[string]int, n)
+			for i, k := range m.Keys {
+				m.index[k] = i
+			}
 		}
 	}
 }
 
-var markupToken = regexp.MustCompile(`<[^<>\s]{1,64}>|\[/?[A-Z][A-Z_]{0,31}\]`)
-
 // markupOnly says whether null-sink text is only the framing a template
 // leaves outside its regions: special tokens (<|end|>, </s>, [/INST]) and at
 // most one bare word written against them (a role header such as
-// <|start|>assistant). Such text is reported, not made content.
+// <|start|>assistant). Such text is reported, not made content. A token is
+// what the pattern <[^<>\s]{1,64}>|\[/?[A-Z][A-Z_]{0,31}\] matches (Go's
+// \s); the scan below is that pattern's leftmost matches, without regexp.
 func markupOnly(s string) bool {
-	if !markupToken.MatchString(s) {
+	tokens, words := 0, 0
+	word := ""
+	gap := 0 // start of the text since the last token
+	for i := 0; i < len(s); {
+		j := markupTokenAt(s, i)
+		if j < 0 {
+			_, w := utf8.DecodeRuneInString(s[i:])
+			i += w
+			continue
+		}
+		tokens++
+		words, word = fields(s[gap:i], words, word)
+		i, gap = j, j
+	}
+	if tokens == 0 {
 		return false
 	}
-	rest := strings.Fields(markupToken.ReplaceAllString(s, " "))
-	if len(rest) == 0 {
+	words, word = fields(s[gap:], words, word)
+	if words == 0 {
 		return true
 	}
-	if len(rest) > 1 || len(rest[0]) > 16 {
+	if words > 1 || len(word) > 16 {
 		return false
 	}
-	for _, r := range rest[0] {
+	for _, r := range word {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_') {
 			return false
 		}
 	}
 	return true
+}
+
+// fields adds the number of strings.Fields of s to n, and gives the last.
+func fields(s string, n int, last string) (int, string) {
+	start := -1
+	for i, r := range s {
+		if unicode.IsSpace(r) {
+			if start >= 0 {
+				n, last, start = n+1, s[start:i], -1
+			}
+		} else if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		n, last = n+1, s[start:]
+	}
+	return n, last
+}
+
+// markupTokenAt returns the end of the markup token starting at s[i], or -1.
+func markupTokenAt(s string, i int) int {
+	switch s[i] {
+	case '<':
+		k, n := i+1, 0
+		for k < len(s) && n < 64 {
+			r, w := utf8.DecodeRuneInString(s[k:])
+			if r == '<' || r == '>' || r == ' ' || r == '\t' || r == '\n' || r == '\f' || r == '\r' {
+				break
+			}
+			k += w
+			n++
+		}
+		if n > 0 && k < len(s) && s[k] == '>' {
+			return k + 1
+		}
+	case '[':
+		k := i + 1
+		if k < len(s) && s[k] == '/' {
+			k++
+		}
+		if k >= len(s) || s[k] < 'A' || s[k] > 'Z' {
+			return -1
+		}
+		k++
+		for n := 0; n < 31 && k < len(s) && (s[k] >= 'A' && s[k] <= 'Z' || s[k] == '_'); n++ {
+			k++
+		}
+		if k < len(s) && s[k] == ']' {
+			return k + 1
+		}
+	}
+	return -1
 }

@@ -53,7 +53,12 @@ type Object struct {
 	Keys  []string
 	vals  []any
 	index map[string]int
+	// the first keys and values live in the object (one allocation)
+	kbuf [objectInline]string
+	vbuf [objectInline]any
 }
+
+const objectInline = 4
 
 const objectIndexAt = 12
 
@@ -82,7 +87,7 @@ func (o *Object) Set(key string, v any) {
 		return
 	}
 	if o.Keys == nil {
-		o.Keys, o.vals = make([]string, 0, 4), make([]any, 0, 4)
+		o.Keys, o.vals = o.kbuf[:0], o.vbuf[:0]
 	}
 	o.Keys = append(o.Keys, key)
 	o.vals = append(o.vals, v)
