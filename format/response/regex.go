@@ -55,6 +55,9 @@ type rx struct {
 	// goOK: Go's regexp gives the matcher's answer on complete text (no ^,
 	// \b or \B, whose meaning depends on text before the search start).
 	goOK bool
+	// seq matches complete text faster than Go's regexp (nil: the pattern
+	// is not a plain sequence)
+	seq  *seqRx
 	pool sync.Pool
 	// notes are the places where Python's semantics may still differ.
 	notes []string
@@ -334,6 +337,7 @@ func compileRx(src string, allowBackref bool) (*rx, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pattern %q: %v", src, err)
 	}
+	parsed := re
 	re = re.Simplify()
 	prog, err := syntax.Compile(re)
 	if err != nil {
@@ -341,6 +345,9 @@ func compileRx(src string, allowBackref bool) (*rx, error) {
 	}
 	r.prog = prog
 	r.ncap = 2 * (goGroups + 1)
+	if r.seq = compileSeq(parsed, r.ncap); r.seq == nil {
+		r.seq = compileSeq(re, r.ncap)
+	}
 	if p, _ := prog.Prefix(); p != "" {
 		r.prefix = p
 	}
@@ -656,6 +663,14 @@ func (r *rx) search(text string, from, end int, ended bool) vmResult {
 // result's caps are st's when st is given (valid until its next search).
 func (r *rx) searchState(text string, from, end int, ended bool, st *vmState) vmResult {
 	if ended && r.goOK && end == len(text) && (st == nil || st.kind == 0 || st.from != from) {
+		if r.seq != nil {
+			if caps, ok := r.seq.find(text, from); ok {
+				if caps == nil {
+					return vmResult{alive: -1}
+				}
+				return vmResult{matched: true, caps: caps, alive: -1}
+			}
+		}
 		m := r.re.FindStringSubmatchIndex(text[from:])
 		if m == nil {
 			return vmResult{alive: -1}
