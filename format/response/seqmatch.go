@@ -20,7 +20,47 @@ import (
 type seqRx struct {
 	items []seqItem
 	ncap  int
+	// first[i] holds the bytes items[i:] can start a match with (every
+	// byte when they can match empty): a step is tried only there
+	first [][4]uint64
 	pool  sync.Pool
+}
+
+// startsAt says whether items[i:] could match at text[pos:].
+func (s *seqRx) startsAt(i int, text string, pos int) bool {
+	if pos >= len(text) {
+		return true
+	}
+	b := text[pos]
+	return s.first[i][b>>6]&(1<<(b&63)) != 0
+}
+
+// firstSets computes first.
+func (s *seqRx) firstSets() {
+	s.first = make([][4]uint64, len(s.items)+1)
+	all := [4]uint64{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
+	s.first[len(s.items)] = all
+	for i := len(s.items) - 1; i >= 0; i-- {
+		it := &s.items[i]
+		var f [4]uint64
+		switch it.kind {
+		case 'l':
+			f[it.lit[0]>>6] |= 1 << (it.lit[0] & 63)
+		case 'c':
+			f = s.first[i+1]
+		case 'r':
+			f[0], f[1] = it.cls.ascii[0], it.cls.ascii[1]
+			if it.cls.any || len(it.cls.ranges) > 0 && it.cls.ranges[len(it.cls.ranges)-1] >= utf8.RuneSelf {
+				f[2], f[3] = ^uint64(0), ^uint64(0) // any byte of a longer or invalid character
+			}
+			if it.min == 0 {
+				for k := range f {
+					f[k] |= s.first[i+1][k]
+				}
+			}
+		}
+		s.first[i] = f
+	}
 }
 
 type seqItem struct {
@@ -78,6 +118,7 @@ func compileSeq(re *syntax.Regexp, ncap int) *seqRx {
 	if !s.flatten(re) {
 		return nil
 	}
+	s.firstSets()
 	return s
 }
 
@@ -219,7 +260,7 @@ func (s *seqRx) find(text string, from int) (caps []int, ok bool) {
 			pos += k
 		}
 		st.caps[0] = pos
-		if s.match(st, 0, pos) {
+		if (prefix != "" || s.startsAt(0, text, pos)) && s.match(st, 0, pos) {
 			out := make([]int, s.ncap)
 			copy(out, st.caps)
 			st.text = ""
@@ -287,7 +328,7 @@ func (s *seqRx) repeat(st *seqState, i, pos int) bool {
 	if it.lazy {
 		count := 0
 		for {
-			if count >= it.min && s.match(st, i+1, pos) {
+			if count >= it.min && s.startsAt(i+1, text, pos) && s.match(st, i+1, pos) {
 				return true
 			}
 			if !unbounded && count >= it.max || pos >= len(text) {
@@ -320,7 +361,7 @@ func (s *seqRx) repeat(st *seqState, i, pos int) bool {
 		st.runs = append(st.runs, pos)
 	}
 	for k := len(st.runs) - 1 - base; k >= it.min; k-- {
-		if s.match(st, i+1, st.runs[base+k]) {
+		if p := st.runs[base+k]; s.startsAt(i+1, text, p) && s.match(st, i+1, p) {
 			st.runs = st.runs[:base]
 			return true
 		}
