@@ -93,7 +93,7 @@ type searchCache struct {
 	found         bool
 	c             candidate
 	pending       int
-	vm            vmState // a pattern's search, resumed when only the text grew
+	vm            *vmState // a pattern's search, resumed when only the text grew
 }
 
 // NewParser starts a streaming parse; the events are those the prefix
@@ -309,7 +309,9 @@ func (p *Parser) find(d *delim, avail int) (*candidate, int) {
 func (p *Parser) releaseSearches() {
 	for _, w := range p.t.allDelims {
 		if w.rx != nil && w.id < len(p.cache) {
-			w.rx.release(&p.cache[w.id].vm)
+			if st := p.cache[w.id].vm; st != nil {
+				w.rx.release(st)
+			}
 		}
 	}
 }
@@ -319,8 +321,11 @@ func (p *Parser) search(d *delim, avail int, sc *searchCache) (bool, int) {
 	c := &sc.c
 	if d.rx != nil {
 		var st *vmState
-		if !p.ended || sc.vm.kind != 0 {
-			st = &sc.vm
+		if !p.ended || sc.vm != nil && sc.vm.kind != 0 {
+			if sc.vm == nil {
+				sc.vm = new(vmState)
+			}
+			st = sc.vm
 		}
 		r := d.rx.searchState(text, p.pos, avail, p.ended, st)
 		pending := r.alive

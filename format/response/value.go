@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // A parsed value is one of: nil, bool, string, Number, *Object, []any.
@@ -438,7 +439,10 @@ func (p *jsonParser) hex4() (rune, bool) {
 
 // encodeValue serialises a parsed value as JSON text (keys in order, no
 // HTML escaping, non-finite numbers as null).
-func encodeValue(v any) string { return string(appendValue(nil, v)) }
+func encodeValue(v any) string {
+	b := appendValue(make([]byte, 0, 64), v)
+	return unsafe.String(unsafe.SliceData(b), len(b)) // b is not written again
+}
 
 // marshal is encodeValue for the parsed value types, json.Marshal otherwise.
 func marshal(v any) ([]byte, error) { return appendValue(nil, v), nil }
