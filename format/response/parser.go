@@ -172,6 +172,9 @@ func cutPrefix(a *delim, prefix string) string {
 
 func (p *Parser) emit(e Event) {
 	if !p.noEvents {
+		if cap(p.events) == 0 {
+			p.events = make([]Event, 0, 8)
+		}
 		p.events = append(p.events, e)
 	}
 }
@@ -199,8 +202,8 @@ func (p *Parser) Feed(chunk string) ([]Event, error) {
 		p.events, p.spare = p.spare, nil
 	}
 	if len(p.buf)+len(chunk) > cap(p.buf) {
-		// grow in place of append, which starts small: most outputs fit the first
-		nb := make([]byte, len(p.buf), max(2*cap(p.buf), len(p.buf)+len(chunk), 1024))
+		// grow in place of append, which starts small
+		nb := make([]byte, len(p.buf), max(2*cap(p.buf), len(p.buf)+len(chunk), 512))
 		copy(nb, p.buf)
 		p.buf = nb
 	}
@@ -352,7 +355,7 @@ func (p *Parser) search(d *delim, avail int, sc *searchCache) (bool, int) {
 	if !p.ended {
 		for q := max(p.pos, len(text)-d.maxLen+1); q < len(text); q++ {
 			for _, l := range d.lits {
-				if len(text)-q < len(l) && strings.HasPrefix(l, text[q:]) {
+				if text[q] == l[0] && len(text)-q < len(l) && strings.HasPrefix(l, text[q:]) {
 					pending = q
 					break
 				}
