@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
@@ -80,7 +81,6 @@ type Parser struct {
 	spare    []Event       // the last Feed's events, reused by the next
 	cache    []searchCache // by delim.id
 
-	msgObj      Object // msg's memory
 	producedBuf [8]bool
 }
 
@@ -107,8 +107,20 @@ func NewParser(t *Template, opts Options) (*Parser, []Event, error) {
 }
 
 func newParser(t *Template, opts Options) *Parser {
-	p := &Parser{t: t, opts: opts, tools: toolSchemas(opts.Tools), zwPos: -1}
-	p.msg = &p.msgObj
+	p := new(Parser)
+	p.init(t, opts)
+	return p
+}
+
+// init readies p for a parse, keeping the memory of the searches' cache.
+func (p *Parser) init(t *Template, opts Options) {
+	cache, groupBuf := p.cache, p.groupBuf[:0]
+	*p = Parser{t: t, opts: opts, tools: toolSchemas(opts.Tools), zwPos: -1, groupBuf: groupBuf}
+	if cap(cache) >= t.ndelims {
+		p.cache = cache[:t.ndelims]
+		clear(p.cache)
+	}
+	p.msg = NewObject()
 	if len(t.fields) <= len(p.producedBuf) {
 		p.produced = p.producedBuf[:len(t.fields)]
 	} else {
@@ -124,8 +136,10 @@ func newParser(t *Template, opts Options) *Parser {
 	p.genStart = len(prefix)
 	p.text = prefix
 	p.buf = []byte(prefix)
-	return p
 }
+
+// parsers keeps the memory of Parse's parsers, which nothing else sees.
+var parsers sync.Pool
 
 // cutPrefix keeps the text after the last match of the anchor (all of it
 // when the anchor does not occur).
@@ -249,13 +263,24 @@ func (p *Parser) Diagnostics() []format.Diagnostic { return p.diags }
 // It runs the streaming machine on the whole text at once, told that no more
 // will come, and builds no events.
 func Parse(t *Template, text string, opts Options) (*Object, []format.Diagnostic, error) {
-	p := newParser(t, opts)
+	p, _ := parsers.Get().(*Parser)
+	if p == nil {
+		p = new(Parser)
+	}
+	p.init(t, opts)
 	p.noEvents = true
 	p.text += text
-	if _, err := p.Finish(); err != nil {
-		return nil, p.diags, err
+	_, err := p.Finish()
+	msg, diags := p.msg, p.diags
+	// keep only the memory: nothing of this parse stays reachable
+	clear(p.cache)
+	clear(p.groupBuf[:cap(p.groupBuf)])
+	*p = Parser{cache: p.cache, groupBuf: p.groupBuf[:0]}
+	parsers.Put(p)
+	if err != nil {
+		return nil, diags, err
 	}
-	return p.msg, p.diags, nil
+	return msg, diags, nil
 }
 
 type candidate struct {
@@ -288,7 +313,7 @@ func better(a, b *candidate) bool {
 // find looks for d at or after p.pos: the leftmost match, and the earliest
 // start at which more input could still give a preferred match (-1: none).
 func (p *Parser) find(d *delim, avail int) (*candidate, int) {
-	if p.cache == nil {
+	if len(p.cache) < p.t.ndelims {
 		p.cache = make([]searchCache, p.t.ndelims)
 	}
 	sc := &p.cache[d.id]
