@@ -41,7 +41,7 @@ func TestMarkupOnly(t *testing.T) {
 			t.Errorf("markupOnly(%q) = %v, the regexp says %v", c, got, want)
 		}
 	}
-	pieces := []string{"<", ">", "[", "]", "/", "A", "Z", "_", "a", "|", " ", "\t", "\n", "\v", "\u00a0", "é", "\xff", "x", "start", "INST", "<|end|>", "[/INST]", "assistant", "1"}
+	pieces := []string{"<", ">", "[", "]", "/", "A", "Z", "_", "a", "|", " ", "\t", "\n", "\v", "\f", "\u00a0", "é", "\xff", "x", "start", "INST", "<|end|>", "[/INST]", "assistant", "1"}
 	rng := rand.New(rand.NewSource(5))
 	for i := 0; i < 20000; i++ {
 		var b strings.Builder

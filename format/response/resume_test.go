@@ -20,6 +20,8 @@ func resumePatterns(tb testing.TB) []*rx {
 		`a+?b`, `(a|ab)(c|bcd)`, `\bfoo\b`, `x$`, `x(?=y)`, `\n\n(?=<)`, `^<a>`,
 		`[ab]*c`, `(?:<think>|<reason>)`, `é+`, `\d+\.`, `</?t>\s*`, `a*`,
 		`(?P<k>\w+)=(?P<v>[^;]*);`, `<(x|xy|xyz)>`, `\s*</t>\s*`, `y\B`,
+		// a match found while a preferred alternative still runs
+		`x*y|x`, `a+b|a`, `<t>.*</t>|<t>`,
 	}
 	var out []*rx
 	for _, s := range srcs {
@@ -158,4 +160,17 @@ func FuzzResumedSearch(f *testing.F) {
 		rng := rand.New(rand.NewSource(int64(seed)))
 		checkResume(t, pats[int(which)%len(pats)], text, 0, randomCuts(rng, len(text)))
 	})
+}
+
+// TestGroupsRepeatedName: a name given to two groups (Go allows it, Python
+// does not) keeps the last group that took part, as a map of the groups did.
+func TestGroupsRepeatedName(t *testing.T) {
+	r, err := compileRx(`(?P<n>a)(?P<n>b)(?P<m>c)?`, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := r.search("ab", 0, 2, true)
+	if got := r.groupsInto(nil, "ab", res.caps); !slices.Equal(got, []string{"n", "b"}) {
+		t.Fatalf("groups %q, want [n b]", got)
+	}
 }

@@ -19,7 +19,7 @@ func seqPatterns(tb testing.TB) []*rx {
 		`<tool_call>\s*<function=(?P<name>\w+)>`,
 		`a*?b`, `a+a`, `x{2,4}y`, `x{2,4}?x`, `(a*)(a*)b`, `(?P<k>\w+)\s*=\s*(?P<v>.*?);`, `a?a?aa`, `.*`, `.*?`,
 		`(é+)x`, `[^<]*<`, `a{0,2}?a`, `(x)`, ``, `a*`, `\s*(.*?)\s*</t>`, `(a+?)(a*?)b`, `<(\w+)>(.*)</(\w+)>`,
-		`x{3,}y`, `[ab]{1,3}?b`,
+		`x{3,}y`, `[ab]{1,3}?b`, `[ab]*[ab]+?b`,
 	}
 	var out []*rx
 	for _, s := range srcs {
@@ -83,8 +83,23 @@ func checkSeq(t *testing.T, r *rx, text string, from int) bool {
 }
 
 // TestSeqMatch: the sequence matcher finds what Go's regexp finds, with the
-// same captures, on random texts.
+// same captures, on texts chosen for its choices and on random texts.
 func TestSeqMatch(t *testing.T) {
+	for _, c := range []struct{ pat, text string }{
+		{`[ab]{1,3}?b`, "aaaab"},       // a lazy run stops at its bound
+		{`[ab]*[ab]+?b`, "aab"},        // a lazy run with a minimum, reached again from an earlier start
+		{`x{2,4}y`, "xxxxxy"},          // a greedy run stops at its bound
+		{`(a*)(a*)b`, "aab"},           // the first greedy run takes all
+		{`\s*(.*?)\s*</t>`, " a </t>"}, // lazy then greedy around the value
+	} {
+		r, err := compileRx(c.pat, false)
+		if err != nil || r.seq == nil {
+			t.Fatalf("%s: %v", c.pat, err)
+		}
+		if !checkSeq(t, r, c.text, 0) {
+			t.Errorf("%s on %q: no match", c.pat, c.text)
+		}
+	}
 	rng := rand.New(rand.NewSource(3))
 	matched := 0
 	for _, r := range seqPatterns(t) {
