@@ -112,13 +112,14 @@ func newParser(t *Template, opts Options) *Parser {
 	return p
 }
 
-// init readies p for a parse, keeping the memory of the searches' cache.
+// init readies p, new or as Parse leaves it (only the memory of its
+// searches' cache, cleared), for a parse.
 func (p *Parser) init(t *Template, opts Options) {
-	cache, groupBuf := p.cache, p.groupBuf[:0]
-	*p = Parser{t: t, opts: opts, tools: toolSchemas(opts.Tools), zwPos: -1, groupBuf: groupBuf}
-	if cap(cache) >= t.ndelims {
-		p.cache = cache[:t.ndelims]
-		clear(p.cache)
+	p.t, p.opts, p.tools, p.zwPos = t, opts, toolSchemas(opts.Tools), -1
+	if cap(p.cache) >= t.ndelims {
+		p.cache = p.cache[:t.ndelims]
+	} else {
+		p.cache = nil
 	}
 	p.msg = NewObject()
 	if len(t.fields) <= len(p.producedBuf) {
@@ -273,7 +274,7 @@ func Parse(t *Template, text string, opts Options) (*Object, []format.Diagnostic
 	_, err := p.Finish()
 	msg, diags := p.msg, p.diags
 	// keep only the memory: nothing of this parse stays reachable
-	clear(p.cache)
+	clear(p.cache[:cap(p.cache)])
 	clear(p.groupBuf[:cap(p.groupBuf)])
 	*p = Parser{cache: p.cache, groupBuf: p.groupBuf[:0]}
 	parsers.Put(p)

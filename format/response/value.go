@@ -471,7 +471,7 @@ func appendValue(b []byte, v any) []byte {
 			}
 			b = appendString(b, k)
 			b = append(b, ':')
-			b = appendValue(b, v.Val(k))
+			b = appendValue(b, v.vals[i])
 		}
 		return append(b, '}')
 	case []any:
@@ -542,8 +542,8 @@ func hasNonFinite(v any) bool {
 	case Number:
 		return !v.Finite()
 	case *Object:
-		for _, k := range v.Keys {
-			if hasNonFinite(v.Val(k)) {
+		for _, e := range v.vals {
+			if hasNonFinite(e) {
 				return true
 			}
 		}
