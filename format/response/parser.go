@@ -379,19 +379,30 @@ func (p *Parser) search(d *delim, avail int, sc *searchCache) (bool, int) {
 	}
 	pending := -1
 	if !p.ended {
-		for q := max(p.pos, len(text)-d.maxLen+1); q < len(text); q++ {
-			for _, l := range d.lits {
-				if text[q] == l[0] && len(text)-q < len(l) && strings.HasPrefix(l, text[q:]) {
-					pending = q
-					break
-				}
-			}
-			if pending >= 0 {
-				break
+		// the earliest start of a literal's beginning at the end of the text
+		for _, l := range d.lits {
+			if q := partialAt(text, max(p.pos, len(text)-len(l)+1), l); q >= 0 && (pending < 0 || q < pending) {
+				pending = q
 			}
 		}
 	}
 	return found, pending
+}
+
+// partialAt is the first q >= from where text[q:] is a proper beginning of
+// lit (text ends inside lit), or -1.
+func partialAt(text string, from int, lit string) int {
+	for q := from; q < len(text); q++ {
+		k := strings.IndexByte(text[q:], lit[0])
+		if k < 0 {
+			return -1
+		}
+		q += k
+		if len(text)-q < len(lit) && strings.HasPrefix(lit, text[q:]) {
+			return q
+		}
+	}
+	return -1
 }
 
 // watchItem is a delimiter the parser looks for, with its field and role.

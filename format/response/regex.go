@@ -754,11 +754,8 @@ func (r *rx) searchState(text string, from, end int, ended bool, st *vmState) vm
 					// the latest place where the prefix could still begin
 					q := end
 					if !ended {
-						for s := max(pos, end-len(r.prefix)+1); s < end; s++ {
-							if strings.HasPrefix(r.prefix, text[s:end]) {
-								q = s
-								break
-							}
+						if s := partialAt(text[:end], max(pos, end-len(r.prefix)+1), r.prefix); s >= 0 {
+							q = s
 						}
 					}
 					if q >= end {

@@ -174,3 +174,18 @@ func TestGroupsRepeatedName(t *testing.T) {
 		t.Fatalf("groups %q, want [n b]", got)
 	}
 }
+
+// TestHoldBackLiterals: of a delimiter's literals, the one that could begin
+// earliest at the end of the text holds text back.
+func TestHoldBackLiterals(t *testing.T) {
+	tpl := mustLoad(t, `{"start_anchor": "a", "fields": {"content": {}, "t": {"open": ["<tool>", "ol!"], "close": "</t>"}}}`)
+	p, _, _ := NewParser(tpl, Options{})
+	evs, _ := p.Feed("hi <tool")
+	if len(evs) != 2 || evs[1].Text != "hi " {
+		t.Fatalf("events %+v: want only \"hi \" released (\"<tool\" may begin <tool>)", evs)
+	}
+	evs, _ = p.Feed(">x</t>")
+	if len(evs) < 2 || evs[0].Type != "region_close" || evs[1].Type != "region_open" || evs[1].Field != "t" {
+		t.Fatalf("events %+v: want content closed and t opened", evs)
+	}
+}
