@@ -9,8 +9,8 @@
 #    whose path is $DRAGOMAN_LLAMA_SERVER; without it this part says so and
 #    measures the engine alone. Tokens/s of one stream, time to first token
 #    of a long conversation cold and resent with one more turn, throughput
-#    at 1, 4, 16 and 64 concurrent streams; both servers up, the rounds
-#    taking turns.
+#    at 1, 4, 16 and 64 concurrent streams; the rounds take turns, each
+#    server alone while it is measured.
 #
 # Fetches the libraries with .ci/llamalib.sh unless $DRAGOMAN_LLAMA_LIB is set.
 # Usage: scripts/perf-embedded.sh [go test -bench flags, e.g. -count=5]
@@ -50,29 +50,47 @@ wait_for() {
 }
 
 echo "# side by side: $name, $threads thread(s), $slots slots, context $ctx, long conversation of $long words, $rounds rounds"
-"$tmp/dragoman" serve -listen 127.0.0.1:18490 -no-discover -log-format off -model "$model" -threads "$threads" \
-	-slots "$slots" -ctx "$ctx" 2>"$tmp/dragoman.log" &
-pids+=($!)
-wait_for http://127.0.0.1:18490
-grep -m1 'loaded in this process' "$tmp/dragoman.log" || true
+# start_engine and start_llama_server start one server and wait for it; the
+# caller stops it (stop). llama-server runs as the engine does: the same
+# threads for prompts and generation, slots sharing one unified KV cache of
+# the same size, prompt caching on (its default), continuous batching (its
+# default).
+start_engine() {
+	"$tmp/dragoman" serve -listen 127.0.0.1:18490 -no-discover -log-format off -model "$model" -threads "$threads" \
+		-slots "$slots" -ctx "$ctx" 2>"$tmp/dragoman.log" &
+	pids+=($!)
+	wait_for http://127.0.0.1:18490
+}
+start_llama_server() {
+	"$DRAGOMAN_LLAMA_SERVER" -m "$model" --host 127.0.0.1 --port 18491 -t "$threads" -tb "$threads" -np "$slots" -kvu \
+		-c "$ctx" --no-webui 2>"$tmp/llama-server.log" &
+	pids+=($!)
+	wait_for http://127.0.0.1:18491
+}
+stop() {
+	kill "${pids[-1]}" 2>/dev/null || true
+	wait "${pids[-1]}" 2>/dev/null || true
+	unset 'pids[-1]'
+}
 if [ -z "${DRAGOMAN_LLAMA_SERVER:-}" ]; then
+	start_engine
+	grep -m1 'loaded in this process' "$tmp/dragoman.log" || true
 	"$tmp/sidebyside" -name engine -url http://127.0.0.1:18490 -model "$name" -long "$long" -runs "$rounds"
 	echo "# llama-server: not measured, DRAGOMAN_LLAMA_SERVER is unset (build it as ../shared/runtimes/README.md says and set it to the binary)"
 	exit 0
 fi
-# llama-server as the engine runs: the same threads for prompts and
-# generation, slots sharing one unified KV cache of the same size, prompt
-# caching on (its default), continuous batching (its default). Both servers
-# stay up, and the rounds take turns (engine, llama-server, engine, …), each
-# round with prompts of its own, so that a machine whose load changes over
-# a minute slows both alike; each pair of lines is one round.
 "$DRAGOMAN_LLAMA_SERVER" --version 2>&1 | grep -m1 "^version" | sed 's/^/# llama-server /'
-"$DRAGOMAN_LLAMA_SERVER" -m "$model" --host 127.0.0.1 --port 18491 -t "$threads" -tb "$threads" -np "$slots" -kvu \
-	-c "$ctx" --no-webui 2>"$tmp/llama-server.log" &
-pids+=($!)
-wait_for http://127.0.0.1:18491
+# The rounds take turns (engine, llama-server, engine, …), each server alone
+# on the machine while it is measured (started for its round and stopped
+# after: an idle server beside the other slowed it measurably), each round
+# with prompts of its own, so that a machine whose load changes over a
+# minute slows both alike; each pair of blocks is one round.
 for round in $(seq 0 $((rounds - 1))); do
 	echo "# round $((round + 1)) of $rounds, load $(cut -d' ' -f1-3 /proc/loadavg)"
+	start_engine
 	"$tmp/sidebyside" -name engine -url http://127.0.0.1:18490 -model "$name" -long "$long" -runs 1 -first "$round"
+	stop
+	start_llama_server
 	"$tmp/sidebyside" -name llama-server -url http://127.0.0.1:18491 -model "$name" -long "$long" -runs 1 -first "$round"
+	stop
 done

@@ -474,11 +474,14 @@ func TestBatchBusySlotNotTaken(t *testing.T) {
 // give one after the other: eight sequences at temperature 1, four of them
 // constrained by a grammar, each its own seed, decoded in the same batches
 // both times (no prompt reuse), so each sequence's logits are the same and
-// only the draws' order differs.
+// only the draws differ: spread, in Go over the rows read first; one after
+// the other, llama_sampler_sample for those without a grammar.
 func TestBatchSpreadDrawsSameAsSerial(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	}
+	defer func(n int) { spreadMin = n }(spreadMin)
+	spreadMin = 2
 	e := batchEngine(t, 2048, 8)
 	m := e.byID["tiny-qwen3-random"]
 	m.noReuse = true

@@ -157,7 +157,7 @@ func BenchmarkConcurrent(b *testing.B) {
 func BenchmarkDraws(b *testing.B) {
 	e := tiny(b)
 	m := e.byID["tiny-qwen3-random"]
-	for _, n := range []int{16, 64} {
+	for _, n := range []int{spreadMin, 64} {
 		rows := make([][]float32, n)
 		due := make([]draw, n)
 		for i := range n {
@@ -170,7 +170,7 @@ func BenchmarkDraws(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer smpl.free()
-			due[i] = draw{s: &seq{smpl: smpl}, logits: &rows[i][0]}
+			due[i] = draw{s: &seq{smpl: smpl}, at: -1, logits: &rows[i][0]} // no row of a context: the Go draw both ways
 		}
 		for _, serial := range []bool{true, false} {
 			name := "spread"

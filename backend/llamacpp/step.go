@@ -122,7 +122,7 @@ func (m *model) step(plan []entry) {
 			m.finish(s, chat.FinishLength)
 			continue
 		}
-		due = append(due, draw{s: s, logits: llamaGetLogitsIth(m.lctx, e.at)})
+		due = append(due, draw{s: s, at: e.at, logits: llamaGetLogitsIth(m.lctx, e.at)})
 	}
 	m.sampleAll(due)
 	for i := range due {
