@@ -154,7 +154,7 @@ func TestOTelThroughJaeger(t *testing.T) {
 	if len(in) != 1 || path(in[0], "parts", 0, "content") != "Weather in Paris?" {
 		t.Errorf("content: input messages %v", in)
 	}
-	if len(out) != 1 || out[0]["finish_reason"] != "tool_call" || path(out[0], "parts", 0, "content") != "Checking. " ||
+	if len(out) != 1 || out[0]["finish_reason"] != "tool_call" || path(out[0], "parts", 0, "content") != "Checking." ||
 		path(out[0], "parts", 1, "name") != "get_weather" || path(out[0], "parts", 1, "arguments", "city") != "Paris" {
 		t.Errorf("content: output messages %v", out)
 	}
