@@ -2,8 +2,9 @@ package backend
 
 import (
 	"encoding/json"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/dragoman-dev/dragoman/internal/jsonesc"
 )
 
 // The per-token lines of a stream (a chunk whose only news is a piece of
@@ -143,7 +144,7 @@ func (p *lineScan) skipString() bool {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				p.i += 2
 			case 'u':
-				if _, ok := hex4(p.b[p.i+2:]); !ok {
+				if _, ok := jsonesc.Hex4(p.b, p.i+2); !ok {
 					return false
 				}
 				p.i += 6
@@ -192,46 +193,8 @@ func (p *lineScan) str() (string, bool) {
 		case c < 0x20:
 			return "", false
 		case c == '\\':
-			if p.i+1 >= len(p.b) {
-				return "", false
-			}
-			e := p.b[p.i+1]
-			p.i += 2
-			switch e {
-			case '"', '\\', '/':
-				buf = append(buf, e)
-			case 'b':
-				buf = append(buf, '\b')
-			case 'f':
-				buf = append(buf, '\f')
-			case 'n':
-				buf = append(buf, '\n')
-			case 'r':
-				buf = append(buf, '\r')
-			case 't':
-				buf = append(buf, '\t')
-			case 'u':
-				r, ok := hex4(p.b[p.i:])
-				if !ok {
-					return "", false
-				}
-				p.i += 4
-				if utf16.IsSurrogate(r) {
-					low := rune(-1)
-					if len(p.b)-p.i >= 2 && p.b[p.i] == '\\' && p.b[p.i+1] == 'u' {
-						if v, ok := hex4(p.b[p.i+2:]); ok {
-							low = v
-						}
-					}
-					if d := utf16.DecodeRune(r, low); d != utf8.RuneError {
-						r = d
-						p.i += 6
-					} else {
-						r = utf8.RuneError // the next escape is read on its own
-					}
-				}
-				buf = utf8.AppendRune(buf, r)
-			default:
+			var ok bool
+			if buf, p.i, ok = jsonesc.Append(buf, p.b, p.i); !ok {
 				return "", false
 			}
 		case c < utf8.RuneSelf:
@@ -248,27 +211,6 @@ func (p *lineScan) str() (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func hex4(b []byte) (rune, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
 }
 
 // strPtr reads a string or null into a *string field: null leaves it nil,

@@ -5,11 +5,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
 
 	"github.com/dragoman-dev/dragoman/internal/ascii"
+	"github.com/dragoman-dev/dragoman/internal/jsonesc"
 )
 
 // A small JSON reader for schemas: it keeps the order of object members (properties are generated in
@@ -442,61 +442,15 @@ func (r *jreader) slowString(start int) (string, error) {
 		if r.pos+1 >= len(r.s) {
 			break
 		}
-		e := r.s[r.pos+1]
-		r.pos += 2
-		switch e {
-		case '"', '\\', '/':
-			b = append(b, e)
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'u':
-			u, ok := r.hex4()
-			if !ok {
+		var ok bool
+		if b, r.pos, ok = jsonesc.Append(b, r.s, r.pos); !ok {
+			if r.s[r.pos+1] == 'u' {
 				return "", r.fail("bad \\u escape")
 			}
-			ru := rune(u)
-			if utf16.IsSurrogate(ru) {
-				ru = utf8.RuneError
-				if r.pos+1 < len(r.s) && r.s[r.pos] == '\\' && r.s[r.pos+1] == 'u' {
-					save := r.pos
-					r.pos += 2
-					if u2, ok := r.hex4(); ok {
-						if d := utf16.DecodeRune(rune(u), rune(u2)); d != utf8.RuneError {
-							ru = d
-						} else {
-							r.pos = save
-						}
-					} else {
-						r.pos = save
-					}
-				}
-			}
-			b = utf8.AppendRune(b, ru)
-		default:
 			return "", r.fail("bad escape")
 		}
 	}
 	return "", r.fail("unterminated string")
-}
-
-func (r *jreader) hex4() (uint64, bool) {
-	if r.pos+4 > len(r.s) {
-		return 0, false
-	}
-	u, err := strconv.ParseUint(r.s[r.pos:r.pos+4], 16, 32)
-	if err != nil {
-		return 0, false
-	}
-	r.pos += 4
-	return u, true
 }
 
 // appendJSON writes v as compact JSON: members in order, numbers as written, strings escaped as
