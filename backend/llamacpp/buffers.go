@@ -77,7 +77,17 @@ func bufferLineBytes(text string) (int64, bool) {
 	if len(fields) < 2 {
 		return 0, false
 	}
-	unit := map[string]float64{"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[fields[1]]
+	var unit float64
+	switch fields[1] {
+	case "B":
+		unit = 1
+	case "KiB":
+		unit = 1 << 10
+	case "MiB":
+		unit = 1 << 20
+	case "GiB":
+		unit = 1 << 30
+	}
 	v, err := strconv.ParseFloat(fields[0], 64)
 	if err != nil || unit == 0 || v < 0 {
 		return 0, false
