@@ -78,6 +78,13 @@ var autoSkip = map[string]string{
 	"dragoman-laguna-04":                    "</assistant> ends the content (a rule of the family: the turn end is XML-like)",
 	"dragoman-laguna-05":                    "a JSON body inside <tool_call> (a leniency of the family's parser, not the template's markup)",
 	"mlxlm-d78bf58e-010":                    "a JSON body inside <tool_call> (a leniency of the family's parser, not the template's markup)",
+	"llamacpp-de3ff81-269":                  "an unfinished call left open: the family announces it at its name (liveCall), a derived parser when its block ends",
+	"llamacpp-de3ff81-352":                  "an unfinished call left open: the family announces it at its name (liveCall), a derived parser when its block ends",
+	"llamacpp-de3ff81-424":                  "CDATA sections are unwrapped (a rule of the family; the probe's plain values render without CDATA)",
+	"GigaChat3-10B-A1.8B.jinja:llamacpp-de3ff81-417":   "GigaChat 3.1 markup (<|function_call|>)",
+	"GigaChat3-10B-A1.8B.jinja:llamacpp-de3ff81-418":   "GigaChat 3.1 markup (<|function_call|>)",
+	"GigaChat3.1-10B-A1.8B.jinja:llamacpp-de3ff81-413": "GigaChat 3 markup (function call<|role_sep|>)",
+	"GigaChat3.1-10B-A1.8B.jinja:llamacpp-de3ff81-414": "GigaChat 3 markup (function call<|role_sep|>)",
 	// GigaChat 3 and 3.1 write different markup; each template's parser reads its own.
 	"GigaChat3-10B-A1.8B.jinja:dragoman-gigachat3-03":   "GigaChat 3.1 markup (<|function_call|>)",
 	"GigaChat3-10B-A1.8B.jinja:dragoman-gigachat3-05":   "GigaChat 3.1 markup (<|function_call|>)",

@@ -36,6 +36,14 @@ type vector struct {
 			Content  string `json:"content"`
 			Thinking string `json:"thinking"`
 		} `json:"prefill"`
+		// Echoed is text the prompt wrote (a prefill, or reasoning the
+		// generation prompt began) that the peer's parsed message starts
+		// with: llama.cpp parses the prompt's tail with the output. The
+		// expectation is compared without it.
+		Echoed *struct {
+			Content  string `json:"content"`
+			Thinking string `json:"thinking"`
+		} `json:"echoed"`
 	} `json:"options"`
 	Expected struct {
 		Content   *string `json:"content"`
@@ -196,6 +204,10 @@ func checkVector(v vector, r Result) string {
 			if !strings.HasPrefix(strings.TrimSpace(content), how["prefix_after_strip"]) {
 				problems = append(problems, "content does not start with "+how["prefix_after_strip"])
 			}
+		case hasKey(how, "after_strip"):
+			if msg := checkAfterStrip(v, "content", content, how); msg != "" {
+				problems = append(problems, msg)
+			}
 		}
 	} else if v.Expected.Content != nil && content != *v.Expected.Content {
 		problems = append(problems, "content "+quoteJSON(content)+", want "+quoteJSON(*v.Expected.Content))
@@ -209,7 +221,13 @@ func checkVector(v vector, r Result) string {
 			problems = append(problems, "diagnostics ["+strings.Join(got, ", ")+"], want ["+strings.Join(*v.Expected.Diagnostics, ", ")+"]")
 		}
 	}
-	if v.Expected.Thinking != nil && r.Reasoning != *v.Expected.Thinking {
+	if m, ok := v.Match["thinking"]; ok {
+		var how map[string]string
+		json.Unmarshal(m, &how)
+		if msg := checkAfterStrip(v, "thinking", r.Reasoning, how); msg != "" {
+			problems = append(problems, msg)
+		}
+	} else if v.Expected.Thinking != nil && r.Reasoning != *v.Expected.Thinking {
 		problems = append(problems, "thinking "+quoteJSON(r.Reasoning)+", want "+quoteJSON(*v.Expected.Thinking))
 	}
 	if v.Expected.ToolCalls != nil {
@@ -239,6 +257,35 @@ func checkVector(v vector, r Result) string {
 	}
 	return strings.Join(problems, "; ")
 }
+
+// checkAfterStrip checks a match of {"after_strip": s}: the text, stripped
+// of ASCII whitespace at both ends, must be s (llama.cpp's tests compare
+// content and reasoning so). When the peer's message starts with text the
+// prompt wrote (options.echoed), s without it is what the output must give.
+func checkAfterStrip(v vector, field, got string, how map[string]string) string {
+	want, ok := how["after_strip"]
+	if !ok {
+		return "match." + field + " has no known mode"
+	}
+	if e := v.Options.Echoed; e != nil {
+		echoed := e.Content
+		if field == "thinking" {
+			echoed = e.Thinking
+		}
+		want = stripASCII(strings.TrimPrefix(want, stripASCII(echoed)))
+	}
+	if stripASCII(got) != want {
+		return field + " " + quoteJSON(got) + ", want " + quoteJSON(want) + " (after strip)"
+	}
+	return ""
+}
+
+func hasKey(m map[string]string, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+func stripASCII(s string) string { return strings.Trim(s, " \t\n\v\f\r") }
 
 func compareArgs(got string, want json.RawMessage, subset bool) string {
 	var g, w map[string]any
