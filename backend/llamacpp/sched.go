@@ -136,6 +136,7 @@ type batchStats struct {
 	maxSeqs atomic.Int32 // the most sequences in one of them
 	seqs    atomic.Int64 // sequences summed over the decodes
 	spread  atomic.Int64 // steps whose draws ran on several goroutines
+	full    atomic.Int64 // llama_decode calls refused for want of cells (then retried)
 }
 
 // errClosed is what a request gets when the engine closes before it ran.
@@ -320,6 +321,7 @@ func (m *model) start(s *seq) {
 	s.smpl = smpl
 	s.slot, s.cached = m.take(s.prompt)
 	s.slot.busy = true
+	m.makeRoom(len(s.prompt) - s.cached)
 	s.fed = s.cached
 	s.admitted = time.Now()
 	// A client that leaves while its sequence waits for a reader or a

@@ -169,7 +169,7 @@ func TestSlotsLRU(t *testing.T) {
 }
 
 // When the context is full because other slots hold its cells, the least
-// recently used of them are cleared, while the prompt is decoded or while
+// recently used of them are cleared, before the prompt is decoded or while
 // the answer is: the request does not fail. One conversation can still use
 // the whole context (the KV cache is unified: n_ctx cells for all slots).
 func TestSlotsContextFull(t *testing.T) {
@@ -218,6 +218,58 @@ func TestSlotsContextFull(t *testing.T) {
 	_, last = collect(t, s)
 	if u := last.Usage; u.PromptTokens+u.CompletionTokens != 512 || last.FinishReason != "length" || u.PromptTokens < 400 {
 		t.Errorf("usage %+v, finish %s: want the whole context of 512 used", u, last.FinishReason)
+	}
+	checkSlots(t, m)
+}
+
+// A prompt that does not fit beside an idle conversation clears it before
+// its first token is decoded (makeRoom), so no decode is refused for want of
+// cells and the prompt is decoded into the cells freed, not after the
+// others'; a prompt that fits beside it, or one that shares its prefix (the
+// copied cells counted once), keeps it.
+func TestSlotsRoomMadeBeforeThePrompt(t *testing.T) {
+	e, m := slotEngine(t, 512, 4)
+	req := backend.CompleteRequest{Model: "tiny-qwen3-random", MaxTokens: 4, Seed: i64(4)}
+	p1 := conversation(strings.Repeat("The quick brown fox jumps over the lazy dog. ", 28))
+	p2 := conversation(strings.Repeat(weatherText, 20))
+	req.Prompt = p1
+	r1 := ask(t, e, req, true)
+	full := m.stats.full.Load()
+	req.Prompt = p2
+	r2 := ask(t, e, req, true)
+	if r1.evald+r2.evald < 512 {
+		t.Fatalf("the prompts are %d and %d tokens: not more than the context together", r1.evald, r2.evald)
+	}
+	if n := m.stats.full.Load() - full; n != 0 {
+		t.Errorf("%d decodes found no room: the first conversation was not cleared before the prompt", n)
+	}
+	if slotOf(t, m, p1) >= 0 || slotOf(t, m, p2) < 0 {
+		t.Errorf("after the second prompt: the first is in slot %d (want cleared), the second in %d", slotOf(t, m, p1), slotOf(t, m, p2))
+	}
+	req.Prompt = conversation("What's the weather in Lyon?")
+	ask(t, e, req, true)
+	shared := conversation(strings.Repeat(weatherText, 20), "Sunny.", "And tomorrow?")
+	req.Prompt = shared
+	if a := ask(t, e, req, true); a.cached < r2.evald-1 {
+		t.Errorf("the prompt sharing the second's first message kept %d tokens, want %d", a.cached, r2.evald-1)
+	}
+	// The shared prompt holds the second whole (its first message and the
+	// assistant's header): two slots hold it when the second was kept.
+	toks, err := m.tokenize(p2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	holding := 0
+	for _, sl := range m.slots {
+		if commonPrefix(sl.cached, toks) >= len(toks)-1 {
+			holding++
+		}
+	}
+	if holding != 2 {
+		t.Errorf("%d slots hold the second prompt, want 2: it and the prompt sharing its prefix, kept apart", holding)
+	}
+	if n := m.stats.full.Load() - full; n != 0 {
+		t.Errorf("%d decodes found no room", n)
 	}
 	checkSlots(t, m)
 }

@@ -155,8 +155,10 @@ func (m *model) decodePlan(plan []entry) []entry {
 			m.count(plan)
 			return plan
 		case rc == 1 && m.evictIdle():
+			m.stats.full.Add(1)
 			takeProblems() // llama.cpp's warning that the memory was full
 		case rc == 1:
+			m.stats.full.Add(1)
 			s := m.active[len(m.active)-1] // admission order
 			m.outOfCells(s)
 			plan = slices.DeleteFunc(plan, func(e entry) bool { return e.s == s })
