@@ -8,6 +8,7 @@ import (
 
 	"github.com/dragoman-dev/dragoman/backend"
 	"github.com/dragoman-dev/dragoman/chat"
+	"github.com/dragoman-dev/dragoman/plan"
 	"github.com/dragoman-dev/dragoman/trace"
 )
 
@@ -101,8 +102,10 @@ func (p *callPass) start(ctx context.Context, raw string) (backend.Stream, strin
 	creq.Prompt = p.first.Prompt + raw + closer
 	creq.MaxTokens = p.reserve
 	creq.Grammar, creq.GrammarLazy, creq.GrammarTriggers, creq.PreservedTokens = "", false, nil, nil
-	if _, err := planCalls(ctx, x.rt.state.family, x.rt.up.be.Kind(), p.tools, x.req.ToolChoice, x.req.ParallelToolCalls, false, true, &creq); err != nil {
-		return nil, "", err
+	q := x.callFacts(p.tools, false)
+	q.NoReasoning = true
+	if _, err := plan.Calls(ctx, q, &creq); err != nil {
+		return nil, "", fromPlan(err)
 	}
 	s, err := x.rt.up.be.Complete(ctx, creq)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/dragoman-dev/dragoman/format"
 	rtpl "github.com/dragoman-dev/dragoman/format/response"
 	"github.com/dragoman-dev/dragoman/jinja"
+	"github.com/dragoman-dev/dragoman/plan"
 	"github.com/dragoman-dev/dragoman/template"
 	"github.com/dragoman-dev/dragoman/trace"
 )
@@ -335,11 +336,12 @@ func (x *exchange) useResponseTemplate(tools []chat.Tool, prompt string, twoPass
 	x.rec.Decide("output parsed with the model's response template (" + st.responseFrom + "), in place of " + fallback + " (upstream parser: family to use that)")
 }
 
-// constrainCalls constrains this request's calls on its runtime (PlanCalls)
+// constrainCalls constrains this request's calls on its runtime (plan.Calls)
 // and records how in the trace.
 func (x *exchange) constrainCalls(ctx context.Context, tools []chat.Tool, reasoningOpen bool, creq *backend.CompleteRequest) error {
-	plan, err := PlanCallsContext(ctx, x.rt.state.family, x.rt.up.be.Kind(), tools, x.req.ToolChoice, x.req.ParallelToolCalls, reasoningOpen, creq)
-	for _, d := range plan.Decisions {
+	cp, err := plan.Calls(ctx, x.callFacts(tools, reasoningOpen), creq)
+	err = fromPlan(err)
+	for _, d := range cp.Decisions {
 		x.rec.Decide(d)
 	}
 	var re *requestError
@@ -349,12 +351,18 @@ func (x *exchange) constrainCalls(ctx context.Context, tools []chat.Tool, reason
 	if err != nil {
 		return err
 	}
-	x.rec.Constraint = plan.Form
-	if plan.Prefill != "" {
+	x.rec.Constraint = cp.Form
+	if cp.Prefill != "" {
 		x.rec.Prompt = creq.Prompt
-		x.prefill, x.suffix = x.prefill+plan.Prefill, plan.Suffix
+		x.prefill, x.suffix = x.prefill+cp.Prefill, cp.Suffix
 	}
 	return nil
+}
+
+// callFacts are what plan.Calls plans this request's calls from.
+func (x *exchange) callFacts(tools []chat.Tool, reasoningOpen bool) plan.CallFacts {
+	return plan.CallFacts{Family: x.rt.state.family, Runtime: x.rt.runtime(), Tools: tools,
+		Choice: x.req.ToolChoice, Parallel: x.req.ParallelToolCalls, ReasoningOpen: reasoningOpen}
 }
 
 // forcedReasoningMin is the smallest output limit, in tokens, that leaves a

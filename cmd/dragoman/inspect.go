@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -8,8 +9,8 @@ import (
 	"github.com/dragoman-dev/dragoman/backend"
 	"github.com/dragoman-dev/dragoman/chat"
 	"github.com/dragoman-dev/dragoman/format"
-	"github.com/dragoman-dev/dragoman/gateway"
 	"github.com/dragoman-dev/dragoman/jinja"
+	"github.com/dragoman-dev/dragoman/plan"
 	"github.com/dragoman-dev/dragoman/template"
 )
 
@@ -137,8 +138,9 @@ func runInspect(args []string, e *env) int {
 		par = parallel
 	}
 	creq := backend.CompleteRequest{Model: "MODEL", Prompt: prompt}
-	plan, err := gateway.PlanCalls(fam, kind, tools, tc, par, reasoningOpen, &creq)
-	rep.Decisions = plan.Decisions
+	cp, err := plan.Calls(context.Background(), plan.CallFacts{Family: fam, Runtime: plan.RuntimeOf(kind), Tools: tools,
+		Choice: tc, Parallel: par, ReasoningOpen: reasoningOpen}, &creq)
+	rep.Decisions = cp.Decisions
 	if reasoningOpen {
 		rep.Decisions = append([]string{"the prompt leaves reasoning open: the output starts as reasoning"}, rep.Decisions...)
 	}

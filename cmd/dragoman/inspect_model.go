@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -9,8 +10,8 @@ import (
 	"github.com/dragoman-dev/dragoman/chat"
 	"github.com/dragoman-dev/dragoman/format"
 	"github.com/dragoman-dev/dragoman/format/response"
-	"github.com/dragoman-dev/dragoman/gateway"
 	"github.com/dragoman-dev/dragoman/jinja"
+	"github.com/dragoman-dev/dragoman/plan"
 	"github.com/dragoman-dev/dragoman/template"
 )
 
@@ -143,11 +144,11 @@ func inspectModel(src *template.Source, e *env) (*modelReport, error) {
 // in a sentence.
 func planSummary(fam *format.Family, kind backend.Kind, tools []chat.Tool, tc chat.ToolChoice) string {
 	creq := backend.CompleteRequest{Prompt: "…"}
-	plan, err := gateway.PlanCalls(fam, kind, tools, tc, nil, false, &creq)
+	cp, err := plan.Calls(context.Background(), plan.CallFacts{Family: fam, Runtime: plan.RuntimeOf(kind), Tools: tools, Choice: tc}, &creq)
 	if err != nil {
 		return "refused: " + err.Error()
 	}
-	return strings.Join(plan.Decisions, "; ")
+	return strings.Join(cp.Decisions, "; ")
 }
 
 // modelCapabilities renders probe requests through the template.

@@ -1,4 +1,13 @@
-package gateway
+// Package plan holds the gateway's planning decisions as plain functions of
+// a model's tool-call family, a runtime's capabilities and the request's
+// facts: the mode a request is served in (own or relay), how its calls are
+// constrained, the room a forced call leaves for reasoning, and the context
+// a request asks for where the runtime sets it per request (Ollama's
+// num_ctx). Each returns the decision and the reasons the trace and
+// "dragoman inspect" print; none does HTTP or keeps state but the cache of
+// built constraints. The gateway (serve, and bench through it) and inspect
+// call these and decide nothing of this kind themselves.
+package plan
 
 import (
 	"bytes"
@@ -30,57 +39,91 @@ type CallPlan struct {
 	Form string
 }
 
-// PlanCalls sets the constraint fields of creq for calls to tools, in family
-// f's markup (nil: unknown), on a runtime of the given kind, as the request's
-// tool_choice and parallel_tool_calls ask; reasoningOpen says the prompt
-// left reasoning open. The form follows the runtime:
-//   - llama-server: the family's call grammar, lazy (applied from the call
-//     opener on) for "auto", eager for "required" and a named function;
-//   - SGLang: the eager grammar, for forced calls;
-//   - vLLM: a structural tag for "auto";
+// Runtime is what planning knows of a runtime: its name, for the reasons,
+// its kind's capabilities, and whether this instance takes raw prompts.
+type Runtime struct {
+	Name string
+	Caps backend.Capabilities
+	// CanComplete: this server takes raw prompts (backend.Backend's
+	// CanComplete: a generic OpenAI server may not).
+	CanComplete bool
+}
+
+// RuntimeOf is a kind's Runtime, as every server of it is described;
+// CanComplete is the kind's RawPrompts.
+func RuntimeOf(k backend.Kind) Runtime {
+	return Runtime{Name: string(k), Caps: k.Caps(), CanComplete: k.Caps().RawPrompts}
+}
+
+// CallFacts are what Calls plans from: a request's tools and tool_choice,
+// for a model of Family's markup (nil: unknown) on Runtime.
+type CallFacts struct {
+	Family   *format.Family
+	Runtime  Runtime
+	Tools    []chat.Tool
+	Choice   chat.ToolChoice
+	Parallel *bool // parallel_tool_calls; nil: not set
+	// ReasoningOpen says the prompt left reasoning open.
+	ReasoningOpen bool
+	// NoReasoning leaves reasoning before a forced call out of the grammar
+	// (a second pass that writes the call alone); it is also left out when
+	// the request's max_tokens is under ForcedReasoningMin.
+	NoReasoning bool
+}
+
+// Refusal is a request planning refuses: the client's to fix (HTTP 400),
+// Param naming the field at fault ("tool_choice", "tools", "messages").
+type Refusal struct {
+	Msg, Param string
+}
+
+func (e *Refusal) Error() string { return e.Msg }
+
+// ForcedReasoningMin is the smallest output limit, in tokens, that leaves a
+// forced call room for reasoning before it: below it, reasoning could use
+// the whole limit and the answer end with no call.
+const ForcedReasoningMin = 1024
+
+// Calls sets the constraint fields of creq for the calls q describes,
+// building the constraint under ctx: a client that leaves stops the work (a
+// large tool set's grammar takes a while), and the error is ctx's, not a
+// refusal of the tools. The form follows the runtime's capabilities:
+//   - a grammar (llama-server, the engine): the family's call grammar, lazy
+//     (applied from the call opener on) for "auto" where the runtime takes
+//     a lazy one, eager for "required" and a named function;
+//   - a grammar but no lazy one (SGLang): the eager grammar, for forced calls;
+//   - a structural tag (vLLM): for "auto";
 //   - forced calls elsewhere: the prompt ends with the call opened and the
 //     output is constrained to a JSON Schema (forcedBySchema), where the
 //     runtime takes one.
 //
 // "auto" on a runtime that takes no constraint is sent as it is (the parser
 // still reads the calls) and a decision says so; a forced call that cannot be
-// enforced is an error the client sees, never an unconstrained request.
-func PlanCalls(f *format.Family, kind backend.Kind, tools []chat.Tool, tc chat.ToolChoice, parallel *bool, reasoningOpen bool, creq *backend.CompleteRequest) (CallPlan, error) {
-	return PlanCallsContext(context.Background(), f, kind, tools, tc, parallel, reasoningOpen, creq)
-}
-
-// PlanCallsContext is PlanCalls building the constraint under ctx: a client
-// that leaves stops the work (a large tool set's grammar takes a while), and
-// the error is ctx's, not a refusal of the tools.
-func PlanCallsContext(ctx context.Context, f *format.Family, kind backend.Kind, tools []chat.Tool, tc chat.ToolChoice, parallel *bool, reasoningOpen bool, creq *backend.CompleteRequest) (CallPlan, error) {
-	// A forced call under a small output limit gets no room to reason
-	// first: reasoning could use the whole limit (forcedReasoningMin).
-	noReasoning := creq.MaxTokens > 0 && creq.MaxTokens < forcedReasoningMin
-	return planCalls(ctx, f, kind, tools, tc, parallel, reasoningOpen, noReasoning, creq)
-}
-
-// planCalls is PlanCallsContext with the room for reasoning before a forced
-// call decided by the caller: noReasoning leaves it out of the grammar.
-func planCalls(ctx context.Context, f *format.Family, kind backend.Kind, tools []chat.Tool, tc chat.ToolChoice, parallel *bool, reasoningOpen, noReasoning bool, creq *backend.CompleteRequest) (CallPlan, error) {
+// enforced is a *Refusal, never an unconstrained request.
+func Calls(ctx context.Context, q CallFacts, creq *backend.CompleteRequest) (CallPlan, error) {
 	var plan CallPlan
+	f, tools, tc, caps := q.Family, q.Tools, q.Choice, q.Runtime.Caps
 	if len(tools) == 0 || tc.Mode == chat.ToolNone {
 		return plan, nil
 	}
 	forced := tc.Mode == chat.ToolRequired || tc.Mode == chat.ToolNamed
-	choice := format.ToolChoice{Mode: "auto", Single: parallel != nil && !*parallel}
+	choice := format.ToolChoice{Mode: "auto", Single: q.Parallel != nil && !*q.Parallel}
 	if forced {
 		choice.Mode = "required"
 	}
 	if tc.Mode == chat.ToolNamed {
 		choice.Name = tc.Name
 	}
-	choice.NoReasoning = forced && noReasoning
+	// A forced call under a small output limit gets no room to reason
+	// first: reasoning could use the whole limit (ForcedReasoningMin).
+	small := creq.MaxTokens > 0 && creq.MaxTokens < ForcedReasoningMin
+	choice.NoReasoning = forced && (q.NoReasoning || small)
 	hasGrammar := f != nil && f.Calls != nil
 	switch {
-	case hasGrammar && kind.TakesGrammar() && (forced || kind.TakesLazyGrammar()):
-		c, err := constraints.ConstrainContext(ctx, f, tools, choice, reasoningOpen)
+	case hasGrammar && caps.Grammar && (forced || caps.LazyGrammar):
+		c, err := constraints.ConstrainContext(ctx, f, tools, choice, q.ReasoningOpen)
 		if err != nil {
-			return plan, toolsError(ctx, "call grammar", err)
+			return plan, ToolsError(ctx, "call grammar", err)
 		}
 		creq.Grammar, creq.GrammarLazy, creq.PreservedTokens = c.Grammar, c.Lazy, c.Triggers
 		how := fmt.Sprintf("the output is constrained by the %s call grammar from its first byte", f.ID)
@@ -97,10 +140,10 @@ func planCalls(ctx context.Context, f *format.Family, kind backend.Kind, tools [
 			plan.Decisions = append(plan.Decisions, "not enforced by the grammar: "+w)
 		}
 		return plan, nil
-	case hasGrammar && !forced && kind.TakesStructuralTag() && f.Calls.Tag != nil:
-		c, err := constraints.ConstrainContext(ctx, f, tools, choice, reasoningOpen)
+	case hasGrammar && !forced && caps.StructuralTag && f.Calls.Tag != nil:
+		c, err := constraints.ConstrainContext(ctx, f, tools, choice, q.ReasoningOpen)
 		if err != nil {
-			return plan, toolsError(ctx, "call constraint", err)
+			return plan, ToolsError(ctx, "call constraint", err)
 		}
 		var tag bytes.Buffer
 		enc := json.NewEncoder(&tag)
@@ -114,25 +157,25 @@ func planCalls(ctx context.Context, f *format.Family, kind backend.Kind, tools [
 		plan.Decisions = append(plan.Decisions, fmt.Sprintf(`tool_choice "auto": calls are constrained by a structural tag once the model opens one (%q)`, c.Triggers))
 		return plan, nil
 	case !forced:
-		why := fmt.Sprintf("%s takes no call constraint with a raw prompt", kind)
+		why := fmt.Sprintf("%s takes no call constraint with a raw prompt", q.Runtime.Name)
 		if !hasGrammar {
 			why = "the tool-call format has no call grammar"
 		}
 		plan.Decisions = append(plan.Decisions, fmt.Sprintf(`tool_choice "auto": calls are parsed but not constrained (%s)`, why))
 		return plan, nil
 	}
-	return forcedBySchema(f, kind, tools, tc, creq)
+	return forcedBySchema(f, q.Runtime, tools, tc, creq)
 }
 
-// toolsError is a constraint that could not be built: the client's leaving
+// ToolsError is a constraint that could not be built: the client's leaving
 // (its context's error, as it is), or tools that cannot be constrained — too
 // large or deep for the grammar's bounds (grammar.ErrLimit) among them —, a
-// 400 naming the tools.
-func toolsError(ctx context.Context, what string, err error) error {
+// refusal naming the tools.
+func ToolsError(ctx context.Context, what string, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return &requestError{msg: fmt.Sprintf("the tools cannot be turned into a %s: %v", what, err), param: "tools"}
+	return &Refusal{Msg: fmt.Sprintf("the tools cannot be turned into a %s: %v", what, err), Param: "tools"}
 }
 
 // structuralTag is the structural tag vLLM and xgrammar take.
@@ -166,11 +209,11 @@ func describeChoice(c chat.ToolChoice, single bool) string {
 // family whose call body is {"name", "arguments"} (Family.Force), it ends
 // with the call opener and the schema admits each tool's call. Where neither
 // applies the request is refused, never sent unconstrained.
-func forcedBySchema(f *format.Family, kind backend.Kind, tools []chat.Tool, tc chat.ToolChoice, creq *backend.CompleteRequest) (CallPlan, error) {
+func forcedBySchema(f *format.Family, rt Runtime, tools []chat.Tool, tc chat.ToolChoice, creq *backend.CompleteRequest) (CallPlan, error) {
 	var plan CallPlan
 	choice := describeChoice(tc, false)
-	if !kind.TakesJSONSchema() {
-		return plan, &requestError{msg: fmt.Sprintf("%s cannot be enforced on %s: it takes no output constraint for raw prompts; send \"auto\"", choice, kind), param: "tool_choice"}
+	if !rt.Caps.JSONSchema {
+		return plan, &Refusal{Msg: fmt.Sprintf("%s cannot be enforced on %s: it takes no output constraint for raw prompts; send \"auto\"", choice, rt.Name), Param: "tool_choice"}
 	}
 	name := "unknown"
 	if f != nil {
@@ -197,11 +240,11 @@ func forcedBySchema(f *format.Family, kind backend.Kind, tools []chat.Tool, tc c
 		}
 	}
 	if f == nil || f.Force == nil {
-		return plan, &requestError{msg: fmt.Sprintf("%s cannot be enforced for this model on %s: its tool-call format (%s) cannot be forced through a JSON Schema alone; send \"auto\"", choice, kind, name), param: "tool_choice"}
+		return plan, &Refusal{Msg: fmt.Sprintf("%s cannot be enforced for this model on %s: its tool-call format (%s) cannot be forced through a JSON Schema alone; send \"auto\"", choice, rt.Name, name), Param: "tool_choice"}
 	}
 	body, err := f.Force.Body(tools, only)
 	if err != nil {
-		return plan, &requestError{msg: fmt.Sprintf("%s: %v", choice, err), param: "tools"}
+		return plan, &Refusal{Msg: fmt.Sprintf("%s: %v", choice, err), Param: "tools"}
 	}
 	creq.Prompt += f.Force.Open
 	creq.JSONSchema = body
