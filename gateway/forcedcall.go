@@ -15,16 +15,12 @@ import (
 // A forced call whose grammar lets the model reason first can spend the
 // whole output limit reasoning and end with no call (the random-weights
 // model did so for 1 of 50 seeds, on llama-server and in the engine). Where
-// the limit has room for reasoning (forcedReasoningMin), the answer is
+// the limit has room for reasoning (plan.ForcedReasoningMin), the answer is
 // written in up to two passes: the first may use the limit less a reserve
 // kept for the call; if it ends on that limit with the reasoning still open,
 // the gateway closes the reasoning itself and a second pass, constrained to
 // the call alone, writes the call within the reserve. The client sees one
 // answer: the reasoning, then the call.
-
-// callReserve is the part of a forced call's output limit kept for the call
-// itself: a quarter, at least 256 tokens.
-func callReserve(limit int) int { return max(256, limit/4) }
 
 // callPass is the second pass of a forced call, ready to run.
 type callPass struct {
@@ -38,34 +34,18 @@ type callPass struct {
 }
 
 // budgetForcedCall splits a forced call's output limit between reasoning
-// and the call, when the request needs it: a forced call, an eager grammar
-// that admits reasoning before it, and a limit with room (max_tokens, or
-// what the model's context leaves after the prompt). It lowers creq's limit
+// and the call where plan.SplitForcedCall says so: it lowers creq's limit
 // to the first pass's and returns the second pass; nil when nothing is split.
 func (x *exchange) budgetForcedCall(tools []chat.Tool, reasoningOpen bool, creq *backend.CompleteRequest) *callPass {
-	f := x.rt.state.family
-	if !x.forced() || f == nil || f.Calls == nil || f.Calls.ThinkClose == "" || creq.Grammar == "" || creq.GrammarLazy {
+	sp := plan.SplitForcedCall(x.forcedFacts(reasoningOpen), creq, func() int { return x.contextRoom(creq.Prompt) })
+	if sp.Decision != "" {
+		x.rec.Decide(sp.Decision)
+	}
+	if sp.Reserve == 0 {
 		return nil
 	}
-	if !reasoningOpen && f.Calls.ThinkOpen == "" {
-		return nil // the grammar admits no reasoning: the call comes first
-	}
-	limit, of := creq.MaxTokens, "max_tokens"
-	if limit > 0 && limit < forcedReasoningMin {
-		return nil // the grammar leaves reasoning out (closeReasoningForCall, PlanCalls)
-	}
-	if limit <= 0 {
-		room := x.contextRoom(creq.Prompt)
-		if room < forcedReasoningMin {
-			x.rec.Decide(fmt.Sprintf("tool_choice %s: no max_tokens, and the room the context leaves is unknown or small: reasoning before the call is bounded only by the context", x.choiceName()))
-			return nil
-		}
-		limit, of = room, "the context's room after the prompt"
-	}
-	reserve := callReserve(limit)
-	creq.MaxTokens = limit - reserve
-	x.rec.Decide(fmt.Sprintf("tool_choice %s: reasoning may use %d of %s (%d tokens); the last %d are kept for the call, written in a second pass if the reasoning is still open then", x.choiceName(), creq.MaxTokens, of, limit, reserve))
-	return &callPass{x: x, tools: tools, first: *creq, reserve: reserve, startsOpen: reasoningOpen}
+	creq.MaxTokens = sp.First
+	return &callPass{x: x, tools: tools, first: *creq, reserve: sp.Reserve, startsOpen: reasoningOpen}
 }
 
 // contextRoom is how many tokens the model's context leaves after prompt;

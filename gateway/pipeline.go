@@ -172,25 +172,21 @@ func (x *exchange) start(ctx context.Context) (backend.Stream, error) {
 		rec.Format = rt.state.family.ID
 	}
 	rec.Decisions = append(rec.Decisions, rt.state.why...)
-	if x.ownMode() {
-		rec.Mode = "own"
+	mc := plan.Mode(plan.ModeFacts{Configured: rt.up.cfg.Mode, Runtime: rt.runtime(), HasTemplate: rt.state.tpl != nil,
+		Forced: x.forced(), Choice: x.req.ToolChoice})
+	for _, d := range mc.Decisions {
+		rec.Decide(d)
+	}
+	if mc.Action != "" {
+		rec.Act(mc.Action)
+	}
+	if mc.Err != nil {
+		return nil, fromPlan(mc.Err)
+	}
+	rec.Mode = mc.Mode
+	if mc.Mode == plan.Own {
 		return x.startOwn(ctx)
 	}
-	if x.forced() && !x.rt.up.be.Kind().Caps().EnforcesToolChoice {
-		// A forced call is never sent as if it were "auto": where the
-		// runtime's chat API does not enforce tool_choice, the call is forced
-		// in own mode when it can be, else refused.
-		kind := x.rt.up.be.Kind()
-		if x.rt.up.be.CanComplete() && x.rt.state.tpl != nil {
-			rec.Decide(fmt.Sprintf("tool_choice %s: %s's chat API does not enforce it, so this request goes in own mode, where the call is constrained", x.choiceName(), kind))
-			rec.Act(trace.ActionForcedCallOwnMode)
-			rec.Mode = "own"
-			return x.startOwn(ctx)
-		}
-		rec.Act(trace.ActionForcedCallRefused)
-		return nil, &requestError{msg: fmt.Sprintf(`tool_choice %s cannot be enforced through %s's chat API (relay mode), and own mode needs the model's chat template and raw prompts; send "auto", or configure a template for the model`, x.choiceName(), kind), param: "tool_choice"}
-	}
-	rec.Mode = "relay"
 	return x.startRelay(ctx)
 }
 
@@ -199,30 +195,6 @@ func (x *exchange) start(ctx context.Context) (backend.Stream, error) {
 func (x *exchange) forced() bool {
 	m := x.req.ToolChoice.Mode
 	return (m == chat.ToolRequired || m == chat.ToolNamed) && len(x.req.Tools) > 0 && !x.rt.up.cfg.NoTools
-}
-
-func (x *exchange) choiceName() string {
-	if x.req.ToolChoice.Mode == chat.ToolNamed {
-		return fmt.Sprintf("naming %q", x.req.ToolChoice.Name)
-	}
-	return `"required"`
-}
-
-// ownMode: render and parse here when the runtime takes raw prompts and the
-// model's template is known, unless the upstream is set to relay.
-func (x *exchange) ownMode() bool {
-	switch {
-	case x.rt.up.cfg.Mode == "relay":
-		x.rec.Decide("relay mode: configured for this upstream")
-		return false
-	case !x.rt.up.be.CanComplete():
-		x.rec.Decide("relay mode: the runtime takes no raw prompts")
-		return false
-	case x.rt.state.tpl == nil:
-		x.rec.Decide("relay mode: the model's chat template is unknown")
-		return false
-	}
-	return true
 }
 
 // tools is the tool list the model is offered: none when the client said
@@ -276,7 +248,7 @@ func (x *exchange) startOwn(ctx context.Context) (backend.Stream, error) {
 	if len(tools) > 0 {
 		planned := time.Now()
 		x.rec.Timings.ConstrainStartMS = msBetween(x.rec.Start, planned)
-		if reasoningOpen && x.closeReasoningForCall(&creq) {
+		if x.closeReasoningForCall(reasoningOpen, &creq) {
 			reasoningOpen = false
 		}
 		err := x.constrainCalls(ctx, tools, reasoningOpen, &creq)
@@ -288,7 +260,7 @@ func (x *exchange) startOwn(ctx context.Context) (backend.Stream, error) {
 			return nil, err
 		}
 	}
-	if st.tok != nil && x.rt.up.be.Kind().Caps().ContextPerRequest {
+	if plan.SizesContext(x.rt.up.be.Kind().Caps(), st.tok != nil) {
 		if creq.ContextLength, err = x.contextFor(st.tok.Count(creq.Prompt)); err != nil {
 			return nil, err
 		}
@@ -365,76 +337,46 @@ func (x *exchange) callFacts(tools []chat.Tool, reasoningOpen bool) plan.CallFac
 		Choice: x.req.ToolChoice, Parallel: x.req.ParallelToolCalls, ReasoningOpen: reasoningOpen}
 }
 
-// forcedReasoningMin is the smallest output limit, in tokens, that leaves a
-// forced call room for reasoning before it: below it, reasoning could use
-// the whole limit and the answer end with no call.
-const forcedReasoningMin = 1024
-
-// closeReasoningForCall closes the reasoning the prompt left open when the
-// request forces a call and reasoning cannot be afforded: the runtime takes
-// only a JSON Schema (which cannot say "reasoning, then the call": the call
-// would be written inside the reasoning), or max_tokens is below
-// forcedReasoningMin. The prompt then ends with the family's reasoning
-// closer, and the parser reads that closer first, as if the model had
-// written it. It reports whether it closed the reasoning.
-func (x *exchange) closeReasoningForCall(creq *backend.CompleteRequest) bool {
-	f := x.rt.state.family
-	if !x.forced() || f == nil || f.Calls == nil || f.Calls.ThinkClose == "" {
+// closeReasoningForCall closes the reasoning the prompt left open where a
+// forced call cannot afford it (plan.CloseReasoning): the prompt then ends
+// with the family's reasoning closer, and the parser reads that closer
+// first. It reports whether it closed the reasoning.
+func (x *exchange) closeReasoningForCall(reasoningOpen bool, creq *backend.CompleteRequest) bool {
+	closer, why := plan.CloseReasoning(x.forcedFacts(reasoningOpen), creq.MaxTokens)
+	if closer == "" {
 		return false
 	}
-	kind := x.rt.up.be.Kind()
-	byGrammar := kind.TakesGrammar()
-	small := creq.MaxTokens > 0 && creq.MaxTokens < forcedReasoningMin
-	if byGrammar && !small {
-		return false
-	}
-	closer := f.Calls.ThinkClose + "\n\n"
 	creq.Prompt += closer
 	x.rec.Prompt = creq.Prompt
 	x.prefill += closer
-	why := fmt.Sprintf("max_tokens %d leaves no room for reasoning before the call (under %d)", creq.MaxTokens, forcedReasoningMin)
-	if !byGrammar {
-		why = fmt.Sprintf("%s constrains the output by a JSON Schema only, which cannot put reasoning before the call", kind)
-	}
-	x.rec.Decide(fmt.Sprintf("tool_choice %s: the prompt closes the reasoning it left open (%q): %s", x.choiceName(), f.Calls.ThinkClose, why))
+	x.rec.Decide(why)
 	x.rec.Act(trace.ActionReasoningClosed)
 	return true
 }
 
-// Context sizes for Ollama's num_ctx: at least minContext, then powers of
-// two, so that requests share a few sizes (Ollama reloads the model when
-// num_ctx changes); defaultOutput is the room left for the answer when the
-// request sets no max_tokens.
-const (
-	minContext    = 4096
-	defaultOutput = 1024
-)
+// forcedFacts are what plan decides a forced call's reasoning from.
+func (x *exchange) forcedFacts(reasoningOpen bool) plan.ForcedFacts {
+	return plan.ForcedFacts{Family: x.rt.state.family, Runtime: x.rt.runtime(), Forced: x.forced(),
+		Choice: x.req.ToolChoice, ReasoningOpen: reasoningOpen}
+}
 
-// contextFor picks the num_ctx for a prompt of promptTokens tokens: room for
-// the prompt and the answer, so that Ollama never cuts the prompt, which it
-// does silently. A prompt the model's context cannot hold is refused.
+// minContext is plan.MinContext, the smallest num_ctx asked for.
+const minContext = plan.MinContext
+
+// contextFor asks for the context plan.Context picks for a prompt of
+// promptTokens tokens, and records why.
 func (x *exchange) contextFor(promptTokens int) (int, error) {
 	x.rec.PromptTokens = promptTokens
-	limit := x.rt.state.contextLength
-	if limit > 0 && promptTokens >= limit {
-		return 0, &requestError{msg: fmt.Sprintf("the prompt is %d tokens, and %s's context holds %d: shorten the conversation or the tools", promptTokens, x.rt.model, limit), param: "messages"}
+	c, err := plan.Context(plan.ContextFacts{PromptTokens: promptTokens, MaxTokens: x.req.MaxTokens,
+		Limit: x.rt.state.contextLength, Model: x.rt.model})
+	if err != nil {
+		return 0, fromPlan(err)
 	}
-	output := x.req.MaxTokens
-	if output <= 0 {
-		output = defaultOutput
+	x.rec.Decide(c.Decision)
+	if c.Raised {
+		x.rec.Act(trace.ActionContextRaised) // the runtime's default would have cut the prompt or the answer
 	}
-	n := minContext
-	for n < promptTokens+output {
-		n *= 2
-	}
-	if limit > 0 && n > limit {
-		n = limit
-	}
-	x.rec.Decide(fmt.Sprintf("the prompt is %d tokens: num_ctx %d", promptTokens, n))
-	if n > minContext {
-		x.rec.Act(trace.ActionContextRaised) // Ollama's default would have cut the prompt or the answer
-	}
-	return n, nil
+	return c.Size, nil
 }
 
 // startRelay sends the request to the runtime's chat API. Content is still

@@ -15,6 +15,7 @@ import (
 	"github.com/dragoman-dev/dragoman/format"
 	rtpl "github.com/dragoman-dev/dragoman/format/response"
 	"github.com/dragoman-dev/dragoman/jinja"
+	"github.com/dragoman-dev/dragoman/plan"
 	"github.com/dragoman-dev/dragoman/template"
 	"github.com/dragoman-dev/dragoman/tokenize"
 )
@@ -382,11 +383,7 @@ func loadTokenizer(kind backend.Kind, path string, st *modelState) *tokenize.Tok
 	}
 	tok, err := tokenize.FromGGUFFor(path, rt)
 	if err != nil {
-		why := "the model's tokenizer could not be loaded (no count_tokens or make-up for it): " + err.Error()
-		if kind.Caps().ContextPerRequest {
-			why = "the model's tokenizer could not be loaded, so num_ctx is left to Ollama: " + err.Error()
-		}
-		st.why = append(st.why, why)
+		st.why = append(st.why, plan.NoTokenizer(kind.Caps(), err))
 		return nil
 	}
 	return tok

@@ -27,6 +27,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/dragoman-dev/dragoman/backend"
+	"github.com/dragoman-dev/dragoman/plan"
 	"github.com/dragoman-dev/dragoman/template"
 	"github.com/dragoman-dev/dragoman/trace"
 )
@@ -521,13 +522,7 @@ type Found struct {
 func (s *Server) Survey(ctx context.Context) []Found {
 	var out []Found
 	for _, u := range s.upstreams(ctx) {
-		f := Found{Name: u.name, Kind: string(u.be.Kind()), URL: redactURL(u.be.BaseURL()), Mode: u.cfg.Mode}
-		if f.Mode == "" {
-			f.Mode = "relay"
-			if u.be.CanComplete() {
-				f.Mode = "own"
-			}
-		}
+		f := Found{Name: u.name, Kind: string(u.be.Kind()), URL: redactURL(u.be.BaseURL()), Mode: plan.RuntimeMode(u.cfg.Mode, u.be.CanComplete())}
 		for _, m := range s.models(ctx, u) {
 			f.Models = append(f.Models, m.ID)
 		}

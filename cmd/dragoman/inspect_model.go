@@ -128,10 +128,7 @@ func inspectModel(src *template.Source, e *env) (*modelReport, error) {
 		Parameters: json.RawMessage(`{"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}`)}}}
 	rep.Caps = modelCapabilities(src, text, fam, tools, e)
 	rep.Constraint = map[string]runtimeConstraint{}
-	for _, kind := range backend.Kinds() {
-		if !kind.Caps().RawPrompts {
-			continue
-		}
+	for _, kind := range plan.OwnModeKinds() {
 		rep.Constraint[string(kind)] = runtimeConstraint{
 			Auto:     planSummary(fam, kind, tools, chat.ToolChoice{Mode: chat.ToolAuto}),
 			Required: planSummary(fam, kind, tools, chat.ToolChoice{Mode: chat.ToolRequired}),
