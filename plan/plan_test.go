@@ -93,6 +93,12 @@ func TestCalls(t *testing.T) {
 					t.Errorf("structural tag expected: %s (%v)", c.StructuralTag, err)
 				}
 			}},
+		{name: "required, tag runtime: the schema, not the tag", q: CallFacts{Family: hermes, Runtime: tagSchema, Tools: two, Choice: required},
+			form: "json-schema", prefill: "<tool_call>\n", check: func(t *testing.T, c backend.CompleteRequest) {
+				if len(c.StructuralTag) > 0 {
+					t.Errorf("a forced call got the structural tag: %s", c.StructuralTag)
+				}
+			}},
 		{name: "auto, tag runtime, family without a tag form", q: CallFacts{Family: coder, Runtime: tagSchema, Tools: two, Choice: auto},
 			decision: "parsed but not constrained (tagged takes"},
 		{name: "auto, no grammar in the family", q: CallFacts{Family: family(t, "lmstudio"), Runtime: grammarLazy, Tools: two, Choice: auto},
@@ -379,7 +385,7 @@ func TestSplitForcedCall(t *testing.T) {
 		roomAsked      bool
 	}{
 		{"max_tokens with room", base, limited(4000), 0, 3000, 1000, "reasoning may use 3000 of max_tokens (4000 tokens); the last 1000 are kept", false},
-		{"max_tokens at the minimum: reserve's floor", base, limited(ForcedReasoningMin), 0, ForcedReasoningMin - 256, 256, "the last 256", false},
+		{"max_tokens at the minimum", base, limited(ForcedReasoningMin), 0, ForcedReasoningMin - 256, 256, "the last 256", false},
 		{"max_tokens under the minimum", base, limited(ForcedReasoningMin - 1), 0, 0, 0, "", false},
 		{"no max_tokens, the context's room", base, eager, 8000, 6000, 2000, "of the context's room after the prompt (8000 tokens)", true},
 		{"no max_tokens, small room", base, eager, 500, 0, 0, "bounded only by the context", true},
@@ -392,6 +398,11 @@ func TestSplitForcedCall(t *testing.T) {
 		{"not forced", with(func(q *ForcedFacts) { q.Forced = false }), limited(4000), 0, 0, 0, "", false},
 		{"unknown family", with(func(q *ForcedFacts) { q.Family = nil }), limited(4000), 0, 0, 0, "", false},
 		{"no reasoning closer", with(func(q *ForcedFacts) { q.Family = family(t, "functionary-v3.1") }), limited(4000), 0, 0, 0, "", false},
+	}
+	for limit, want := range map[int]int{400: 256, 1024: 256, 1028: 257, 8000: 2000} {
+		if got := CallReserve(limit); got != want {
+			t.Errorf("CallReserve(%d) = %d, want %d", limit, got, want)
+		}
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
