@@ -3,6 +3,7 @@ package backend
 import (
 	"encoding/json"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/dragoman-dev/dragoman/internal/jsonesc"
 )
@@ -27,6 +28,36 @@ type lineScan struct {
 	i int
 	// buf holds a string being unescaped; kept between lines.
 	buf []byte
+	// arena holds the bytes of the strings str returned (intern).
+	arena []byte
+}
+
+// The strings of a stream's tokens are a few bytes each, one or two a line:
+// instead of an allocation each, they are cut from blocks, the first of
+// arenaFirst bytes, each next twice the last up to arenaMost. A block is only
+// ever appended to, never written over or reused, so a string made from it
+// stays as it was for as long as anything holds it (and keeps its block
+// alive); a string longer than arenaLarge gets its own.
+const (
+	arenaFirst = 256
+	arenaMost  = 4 << 10
+	arenaLarge = 256
+)
+
+// intern returns b's bytes as a string (see above).
+func (p *lineScan) intern(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > arenaLarge {
+		return string(b)
+	}
+	if cap(p.arena)-len(p.arena) < len(b) {
+		p.arena = make([]byte, 0, min(max(2*cap(p.arena), arenaFirst), arenaMost))
+	}
+	at := len(p.arena)
+	p.arena = append(p.arena, b...)
+	return unsafe.String(&p.arena[at], len(b))
 }
 
 func (p *lineScan) reset(b []byte) { p.b, p.i = b, 0 }
@@ -169,7 +200,7 @@ func (p *lineScan) str() (string, bool) {
 	for p.i < len(p.b) {
 		c := p.b[p.i]
 		if c == '"' {
-			s := string(p.b[start:p.i])
+			s := p.intern(p.b[start:p.i])
 			p.i++
 			return s, true
 		}
@@ -189,7 +220,7 @@ func (p *lineScan) str() (string, bool) {
 		switch {
 		case c == '"':
 			p.i++
-			return string(buf), true
+			return p.intern(buf), true
 		case c < 0x20:
 			return "", false
 		case c == '\\':

@@ -226,11 +226,20 @@ type sse struct {
 func (s *sse) start() {
 	s.started = true
 	h := s.w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no") // proxies must not hold events back
+	h["Content-Type"] = sseContentType
+	h["Cache-Control"] = sseCacheControl
+	h["X-Accel-Buffering"] = sseAccelBuffering // proxies must not hold events back
 	s.w.WriteHeader(http.StatusOK)
 }
+
+// An event stream's headers, the same values every time: set as these
+// slices (Header.Set would make one a request). Nothing writes into a
+// header's values, and appending to these one-element slices copies them.
+var (
+	sseContentType    = []string{"text/event-stream"}
+	sseCacheControl   = []string{"no-cache"}
+	sseAccelBuffering = []string{"no"}
+)
 
 // event writes one event: an "event: name" line when name is set, then v's
 // JSON as its data.

@@ -434,20 +434,31 @@ type deltaEvent struct {
 }
 
 // newDeltaEvent makes the fixed parts for a stream's id, creation time and
-// model, in openAIChunk's field order.
+// model, in openAIChunk's field order: the three in one array (each slice
+// capped at its end, so nothing appends into the next), made once a
+// request.
 func newDeltaEvent(id string, created int64, model string) *deltaEvent {
-	head := []byte(`data: {"id":`)
-	head = appendJSONString(head, id)
-	head = append(head, `,"object":"chat.completion.chunk","created":`...)
-	head = strconv.AppendInt(head, created, 10)
-	head = append(head, `,"model":`...)
-	head = appendJSONString(head, model)
-	head = append(head, `,"choices":[{"index":0,"delta":{`...)
-	return &deltaEvent{
-		content:   append(append([]byte(nil), head...), `"content":`...),
-		reasoning: append(append([]byte(nil), head...), `"reasoning_content":`...),
-		end:       []byte("},\"finish_reason\":null}]}\n\n"),
-	}
+	const (
+		content   = `"content":`
+		reasoning = `"reasoning_content":`
+		end       = "},\"finish_reason\":null}]}\n\n"
+	)
+	b := make([]byte, 0, 2*(96+len(id)+len(model))+len(content)+len(reasoning)+len(end))
+	b = append(b, `data: {"id":`...)
+	b = appendJSONString(b, id)
+	b = append(b, `,"object":"chat.completion.chunk","created":`...)
+	b = strconv.AppendInt(b, created, 10)
+	b = append(b, `,"model":`...)
+	b = appendJSONString(b, model)
+	b = append(b, `,"choices":[{"index":0,"delta":{`...)
+	head := len(b)
+	b = append(b, content...)
+	c := len(b)
+	b = append(b, b[:head]...)
+	b = append(b, reasoning...)
+	r := len(b)
+	b = append(b, end...)
+	return &deltaEvent{content: b[:c:c], reasoning: b[c:r:r], end: b[r:len(b):len(b)]}
 }
 
 // content and reasoning are the events of every token, written without
