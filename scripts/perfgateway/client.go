@@ -145,8 +145,9 @@ func readNDJSON(r *bufio.Reader, chat bool, first func()) (int, error) {
 }
 
 // readSSE reads the gateway's Chat Completions stream: the reasoning, the
-// content and exactly one whole get_weather({"city":"Paris"}) call, finish
-// reason tool_calls, then [DONE].
+// content and exactly one get_weather({"city":"Paris"}) call (whole, or
+// announced and its arguments streamed), finish reason tool_calls, then
+// [DONE].
 func readSSE(r *bufio.Reader, first func()) (int, error) {
 	events := 0
 	var content, reasoning strings.Builder
@@ -206,9 +207,16 @@ func readSSE(r *bufio.Reader, first func()) (int, error) {
 					first()
 					reasoning.WriteString(*d.Reasoning)
 				}
-				if len(d.ToolCalls) > 0 {
+				// A call streams as OpenAI's do: its first delta has the
+				// id and name, the next ones (same index) fragments of
+				// its arguments, which the client joins.
+				for _, tc := range d.ToolCalls {
 					first()
-					calls = append(calls, d.ToolCalls...)
+					if n := len(calls); n > 0 && calls[n-1].Index == tc.Index && tc.ID == "" {
+						calls[n-1].Function.Arguments += tc.Function.Arguments
+						continue
+					}
+					calls = append(calls, tc)
 				}
 				if ch.FinishReason != nil {
 					finish = *ch.FinishReason
