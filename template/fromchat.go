@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/dragoman-dev/dragoman/chat"
@@ -193,7 +194,7 @@ func chatTools(tools []chat.Tool) (jinja.Value, error) {
 			fn.SetStr("description", jsonText(t.Function.Description))
 		}
 		if len(t.Function.Parameters) > 0 {
-			params, err := jsonValue(t.Function.Parameters, parametersDepth)
+			params, err := toolParameters(t.Function.Parameters)
 			if err != nil {
 				return nil, fmt.Errorf("request: tools[%d].function.parameters: %w", i, err)
 			}
@@ -206,6 +207,43 @@ func chatTools(tools []chat.Tool) (jinja.Value, error) {
 	}
 	return jinja.NewList(items), nil
 }
+
+// toolParameters is a tool's parameter schema as a template value, from
+// paramsCache when the same schema was read before: an agent sends the same
+// tools with every request, and their schemas are most of what a request's
+// values take to build. A value is never written once built — the immutable
+// sandbox refuses templates' mutating methods, and nothing else writes into
+// a value a render was given — so renders share one, also at the same time.
+func toolParameters(raw json.RawMessage) (jinja.Value, error) {
+	c := &paramsCache
+	c.mu.Lock()
+	v, ok := c.m[string(raw)]
+	c.mu.Unlock()
+	if ok {
+		return v, nil
+	}
+	v, err := jsonValue(raw, parametersDepth)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.bytes+len(raw) > paramsCacheBytes || c.m == nil {
+		c.m, c.bytes = map[string]jinja.Value{}, 0 // full: start again
+	}
+	c.m[string(raw)], c.bytes = v, c.bytes+len(raw)
+	c.mu.Unlock()
+	return v, nil
+}
+
+// paramsCache holds parameter schemas' values by their JSON text, up to
+// paramsCacheBytes of text (then it is emptied and fills again).
+var paramsCache struct {
+	mu    sync.Mutex
+	m     map[string]jinja.Value
+	bytes int
+}
+
+const paramsCacheBytes = 4 << 20
 
 // chatKwargs are the extra template variables, sorted by name (as
 // encoding/json writes a map): enable_thinking and reasoning_effort from

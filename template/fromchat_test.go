@@ -789,3 +789,39 @@ func loadChatCorpusRoot(tb testing.TB) string {
 	}
 	return root
 }
+
+// A schema read once is the same value the next time (an agent's tools, sent
+// with every request, are read once), another schema has its own, and the
+// cache empties itself when its text passes paramsCacheBytes. That no render
+// writes into a shared value is what the corpus and fuzz comparisons with the
+// JSON path check, their renders sharing the cache.
+func TestToolParametersCached(t *testing.T) {
+	a := json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`)
+	b := json.RawMessage(`{"type":"object","properties":{"zone":{"type":"string"}}}`)
+	va, err := toolParameters(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := toolParameters(append(json.RawMessage(nil), a...))
+	vb, _ := toolParameters(b)
+	if again != va {
+		t.Error("the same schema was read again")
+	}
+	if vb == va {
+		t.Error("another schema got the first one's value")
+	}
+	paramsCache.mu.Lock()
+	paramsCache.bytes = paramsCacheBytes
+	paramsCache.mu.Unlock()
+	c := json.RawMessage(`{"type":"object"}`)
+	toolParameters(c)
+	paramsCache.mu.Lock()
+	n := len(paramsCache.m)
+	paramsCache.mu.Unlock()
+	if n != 1 {
+		t.Errorf("after the cache filled, %d schemas are held, want the new one alone", n)
+	}
+	if _, err := toolParameters(json.RawMessage(`{"type":`)); err == nil {
+		t.Error("broken JSON was taken")
+	}
+}
