@@ -429,6 +429,7 @@ func (s *openAIStream) send(d openAIDelta, finish *chat.FinishReason, usage *ope
 // deltaEvent is the fixed part of a stream's one-field delta events: the
 // chunk up to the field's value, and after it.
 type deltaEvent struct {
+	head               []byte // data: {…"delta":{
 	content, reasoning []byte // data: {…"delta":{"content":
 	end                []byte // },"finish_reason":null}]}\n\n
 }
@@ -458,7 +459,7 @@ func newDeltaEvent(id string, created int64, model string) *deltaEvent {
 	b = append(b, reasoning...)
 	r := len(b)
 	b = append(b, end...)
-	return &deltaEvent{content: b[:c:c], reasoning: b[c:r:r], end: b[r:len(b):len(b)]}
+	return &deltaEvent{head: b[:head:head], content: b[:c:c], reasoning: b[c:r:r], end: b[r:len(b):len(b)]}
 }
 
 // content and reasoning are the events of every token, written without
@@ -481,11 +482,19 @@ func (s *openAIStream) streamsCalls() bool { return true }
 func (s *openAIStream) callStart(i int, id, name string) error {
 	return s.call(i, chat.ToolCall{ID: id, Function: chat.FunctionCall{Name: name}})
 }
+// callArgs writes a fragment's event as send would (an openAIToolCall with
+// its index and arguments alone), without encoding/json: a long call
+// streams in many.
 func (s *openAIStream) callArgs(i int, fragment string) error {
-	d := openAIToolCall{Index: &i}
-	d.Function.Arguments = fragment
-	return s.send(openAIDelta{ToolCalls: []openAIToolCall{d}}, nil, nil, nil)
+	w := s.tok.start(s.delta.head).raw(toolCallIndexKey).int(i).raw(toolCallArgumentsKey).text(fragment)
+	return s.write(w.raw(toolCallArgumentsEnd).raw(s.delta.end).bytes())
 }
+
+var (
+	toolCallIndexKey     = []byte(`"tool_calls":[{"index":`)
+	toolCallArgumentsKey = []byte(`,"function":{"arguments":`)
+	toolCallArgumentsEnd = []byte(`}}]`)
+)
 func (s *openAIStream) callEnd(int, chat.ToolCall) error { return nil }
 func (s *openAIStream) callWithdrawn(int) error          { return nil }
 

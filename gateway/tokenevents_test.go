@@ -168,6 +168,26 @@ func tokenChecks() map[string]tokenCheck {
 		"ollama chat":      ollamaCheck("qwen3:0.6b", false),
 		"ollama chat <&>":  ollamaCheck(`mödel<&>"`+"\u2028", false),
 		"ollama generate":  ollamaCheck(`qwen<&>`, true),
+		"chat call args":   openAICallArgsCheck("chatcmpl-abc123", "qwen3:0.6b"),
+	}
+}
+
+// openAICallArgsCheck: a streamed call's argument fragment, the text as the
+// fragment (the index moving with reasoning, to write one and two digits).
+func openAICallArgsCheck(id, model string) tokenCheck {
+	s := &openAIStream{sse: sse{w: httptest.NewRecorder()}}
+	s.id, s.model, s.created = id, model, 1764750000
+	s.delta = newDeltaEvent(s.id, s.created, s.model)
+	set := func(r *httptest.ResponseRecorder) { s.sse.w = r }
+	return func(text string, reasoning bool) (string, string) {
+		i := 0
+		if reasoning {
+			i = 12
+		}
+		d := openAIToolCall{Index: &i}
+		d.Function.Arguments = text
+		return recorded(set, func() error { return s.callArgs(i, text) }),
+			recorded(set, func() error { return s.send(openAIDelta{ToolCalls: []openAIToolCall{d}}, nil, nil, nil) })
 	}
 }
 
