@@ -79,6 +79,8 @@ type comparison struct {
 	addedPerRound []time.Duration // gateway − direct total p50, per round
 	upstreamConns int64           // connections the gateway opened to the fake during the runs
 	gwAllocs      float64         // the gateway's heap allocations per request
+	proxyAllocs   float64         // the bare proxy's
+	proxyBytes    float64
 	gwBytes       float64
 	traceRender   dist // from the gateway's traces
 	traceFirst    dist
@@ -187,7 +189,7 @@ func measureLatency(r *results, fake *fakeUpstream, own, relay, proxy *child) er
 		}
 		runtime.GC()
 		conns0 := fake.conns.Load()
-		gw0, pxCPU0 := gw.stats(true), proxy.stats(false).CPU
+		gw0, px0 := gw.stats(true), proxy.stats(true)
 		var lastIDs []string
 		for i := range o.rounds {
 			order := []*target{d, p, g}
@@ -219,7 +221,10 @@ func measureLatency(r *results, fake *fakeUpstream, own, relay, proxy *child) er
 		// Less the 3 requests of the stats themselves: negligible.
 		c.gwAllocs = float64(gw1.Mallocs-gw0.Mallocs) / float64(n)
 		c.gwBytes = float64(gw1.TotalAlloc-gw0.TotalAlloc) / float64(n)
-		c.proxy.cpu = (proxy.stats(false).CPU - pxCPU0) / n
+		px1 := proxy.stats(true)
+		c.proxy.cpu = (px1.CPU - px0.CPU) / n
+		c.proxyAllocs = float64(px1.Mallocs-px0.Mallocs) / float64(n)
+		c.proxyBytes = float64(px1.TotalAlloc-px0.TotalAlloc) / float64(n)
 		// Connections opened during the rounds: the clients keep theirs, the
 		// bare proxy keeps its own; the rest are the gateway's.
 		c.upstreamConns = fake.conns.Load() - conns0

@@ -81,6 +81,13 @@ func runGateway(upstream, mode, profile string) {
 func runProxy(upstream string) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 512, IdleConnTimeout: 90 * time.Second}}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/_perf/stats" { // its allocations, the floor beside the gateway's
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			json.NewEncoder(w).Encode(procStats{Goroutines: runtime.NumGoroutine(), HeapInuse: m.HeapInuse, NumGC: m.NumGC,
+				Mallocs: m.Mallocs, TotalAlloc: m.TotalAlloc})
+			return
+		}
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
@@ -228,7 +235,7 @@ func (c *child) stop() {
 	}
 }
 
-// stats reads the child's /proc figures and, for a gateway child, its
+// stats reads the child's /proc figures and, with withEndpoint, its
 // /_perf/stats.
 func (c *child) stats(withEndpoint bool) procStats {
 	var st procStats

@@ -106,7 +106,7 @@ func report(r *results) string {
 		row("Headers p50", c.direct.ttfb, c.proxy.ttfb, c.gw.ttfb, 0.5)
 		w("| Lines or events per answer | %d | %d | %d | | |\n", c.direct.events, c.proxy.events, c.gw.events)
 		w("| CPU time of the serving process per request | | %s | %s | | |\n", fmtDur(c.proxy.cpu), fmtDur(c.gw.cpu))
-		w("| Heap allocations per request | | | %.0f / %s | | |\n", c.gwAllocs, size(uint64(c.gwBytes)))
+		w("| Heap allocations per request | | %.0f / %s | %.0f / %s | | |\n", c.proxyAllocs, size(uint64(c.proxyBytes)), c.gwAllocs, size(uint64(c.gwBytes)))
 		w("\nAdded at p50, round by round: %s. ", joinDur(c.addedPerRound))
 		w("From the gateway's own traces of the last %d requests (timings, medians): render %s, first chunk from the upstream %s, whole request %s. ",
 			len(c.traceTotal), fmtDur(c.traceRender.q(0.5)), fmtDur(c.traceFirst.q(0.5)), fmtDur(c.traceTotal.q(0.5)))
