@@ -203,6 +203,9 @@ func autoSkipReason(template string, v vector, d *Derived, ref *Family) string {
 	if r := contradicted[v.ID]; r != "" {
 		return "contradicts " + r
 	}
+	if v.Family == "hunyuan-hy3" && strings.Contains(v.Input, hy3BareTags.wrapOpen) {
+		return "HY3's tags without their suffix: a family rule (a tokenizer setting), not the template's markup"
+	}
 	if ref != nil && ref.ThinkOpen != "" && d.ThinkOpen != ref.ThinkOpen {
 		usesReasoning := strings.Contains(v.Input, ref.ThinkOpen) || peerStartsInReasoning[v.Model] ||
 			(v.Expected.Thinking != nil && *v.Expected.Thinking != "") || (v.Options.Think != nil && *v.Options.Think) ||

@@ -3,7 +3,7 @@ package format
 import "strings"
 
 // hunyuan-hy3: Tencent Hunyuan HY3. GLM-style key/value calls in a wrapper,
-// every tag suffixed ":opensource":
+// every tag suffixed ":opensource" (also read without it: hy3Suffix):
 //
 //	<tool_calls:opensource>
 //	<tool_call:opensource>get_weather<tool_sep:opensource>
@@ -27,9 +27,12 @@ func init() {
 		New: func(o Options) Parser {
 			return newEngine(&markup{
 				thinkOpen: hy3ThinkOpen, thinkClose: hy3ThinkClose,
-				callOpen:         []string{hy3Tags.wrapOpen},
+				callOpen:         []string{hy3Tags.wrapOpen, hy3BareTags.wrapOpen},
 				callEndsThinking: true,
 				section: func(buf string, final bool) (int, []call, bool, error) {
+					if strings.HasPrefix(buf, hy3BareTags.wrapOpen) {
+						return hy3BareTags.wrapped(o.Tools, buf, final)
+					}
 					return hy3Tags.wrapped(o.Tools, buf, final)
 				},
 			}, o)
@@ -46,12 +49,24 @@ const (
 	hy3ThinkClose = "</think:opensource>"
 )
 
-var hy3Tags = &kvTags{
-	wrapOpen: "<tool_calls:opensource>", wrapClose: "</tool_calls:opensource>",
-	callOpen: "<tool_call:opensource>", callClose: "</tool_call:opensource>",
-	sep:     "<tool_sep:opensource>",
-	keyOpen: "<arg_key:opensource>", keyClose: "</arg_key:opensource>",
-	valOpen: "<arg_value:opensource>", valClose: "</arg_value:opensource>",
+// hy3Suffix ends every HY3 tag as its template writes them. The suffix is a
+// tokenizer setting (vLLM's parser reads it from token_suffix, and its tests
+// run without one), so the calls are also read with bare tags — the same
+// markup, one setting apart. The grammar and the response template keep the
+// template's tags.
+const hy3Suffix = ":opensource"
+
+var hy3Tags, hy3BareTags = hy3TagsWith(hy3Suffix), hy3TagsWith("")
+
+func hy3TagsWith(suffix string) *kvTags {
+	tag := func(name string) string { return "<" + name + suffix + ">" }
+	return &kvTags{
+		wrapOpen: tag("tool_calls"), wrapClose: tag("/tool_calls"),
+		callOpen: tag("tool_call"), callClose: tag("/tool_call"),
+		sep:     tag("tool_sep"),
+		keyOpen: tag("arg_key"), keyClose: tag("/arg_key"),
+		valOpen: tag("arg_value"), valClose: tag("/arg_value"),
+	}
 }
 
 // hy3Calls: GLM-style calls with a name separator, all in one wrapper.

@@ -60,10 +60,16 @@ func TestFamilyResponseTemplatesLoad(t *testing.T) {
 	}
 }
 
+// hy3Bare: HY3's tags without their suffix (a tokenizer setting) are read
+// by the parser; the response template, like the grammar, has the template's.
+const hy3Bare = "tags without :opensource: the response template has the template's tags only"
+
 // templateDiffers lists the vectors on which a family's template
 // legitimately reads differently from the family's parser, with the reason.
 // Each is run and must still differ: one that now agrees must leave the list.
 var templateDiffers = map[string]string{
+	"dragoman-hunyuan-hy3-13":            hy3Bare,
+	"dragoman-hunyuan-hy3-14":            hy3Bare,
 	"dragoman-apriel-02":                 listIDs,
 	"dragoman-apriel-06":                 listIDs,
 	"dragoman-apriel-08":                 listIDs,
