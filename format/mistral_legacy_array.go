@@ -318,6 +318,11 @@ func mistralSection(buf string, final bool) (int, []call, bool, error) {
 		}
 		return i + n, calls, false, nil
 	}
+	// name{…}: [ARGS] dropped, as a detokenizer that skips special tokens
+	// writes the call (vLLM's Mistral tokenizer does): read as name[ARGS]{…}.
+	if n := mistralNameLen(buf[i:]); n > 0 && i+n < len(buf) && buf[i+n] == '{' {
+		return mistralArgsAt(buf, i+n, buf[i:i+n], "", final)
+	}
 	// name[CALL_ID]id[ARGS]{…}
 	name, j, needMore, err := mistralField(buf, i, []string{mistralArgs, mistralCallID}, final)
 	if err != nil || needMore {
@@ -333,7 +338,24 @@ func mistralSection(buf string, final bool) (int, []call, bool, error) {
 			return 0, nil, needMore, err
 		}
 	}
-	j += len(mistralArgs)
+	return mistralArgsAt(buf, j+len(mistralArgs), name, id, final)
+}
+
+// mistralNameLen is the length of the function name at the start of s:
+// letters, digits, '_', '-' and '.'.
+func mistralNameLen(s string) int {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return i
+		}
+	}
+	return len(s)
+}
+
+// mistralArgsAt reads name's arguments, the JSON object at buf[j:] (after
+// JSON space), and ends the section after it.
+func mistralArgsAt(buf string, j int, name, id string, final bool) (int, []call, bool, error) {
 	k := j
 	for k < len(buf) && isJSONSpace(buf[k]) {
 		k++

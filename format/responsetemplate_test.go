@@ -69,6 +69,7 @@ const hy3Bare = "tags without :opensource: the response template has the templat
 // Each is run and must still differ: one that now agrees must leave the list.
 var templateDiffers = map[string]string{
 	"dragoman-hunyuan-hy3-13":            hy3Bare,
+	"dragoman-mistral-v11-args-12":       "[ARGS] dropped by the detokenizer: the parser reads name{…}; the response template has the template's markup",
 	"dragoman-hunyuan-hy3-14":            hy3Bare,
 	"dragoman-apriel-02":                 listIDs,
 	"dragoman-apriel-06":                 listIDs,
