@@ -155,6 +155,45 @@ var templateDiffers = map[string]string{
 	"ollama17-116":                       textAfterJSON,
 	"ollama17-194":                       keptAfter,
 	"ollama17-224":                       nameSpace,
+	// vLLM's tool-parser tests (testdata/vectors/peer-vllm-0eb73d6.jsonl).
+	"vllm-0eb73d6-009": "arguments written as a JSON string that holds no object: a malformed call for the parser, a call for the template",
+	"vllm-0eb73d6-017": "arguments written as a JSON string that holds no object: a malformed call for the parser, a call for the template",
+	"vllm-0eb73d6-024": "arguments written as a JSON string that holds no object: a malformed call for the parser, a call for the template",
+	"vllm-0eb73d6-032": "a <function=…> element outside a <tool_call> block is text for the parser; the template reads a call from it",
+	"vllm-0eb73d6-033": "a schema type \"float\" (not a JSON Schema type): the parser types the value as a number, the template's casting does not",
+	"vllm-0eb73d6-045": "a <function=…> element outside a <tool_call> block is text for the parser; the template reads a call from it",
+	"vllm-0eb73d6-153": "an id without the functions. prefix (get_weather:0): the parser takes the name before the colon, the template's id pattern needs the prefix",
+	"vllm-0eb73d6-155": keptAfter,
+	"vllm-0eb73d6-156": "an id without :IDX (functions.invalid.0): the parser takes the name from it, the template's id pattern does not match",
+	"vllm-0eb73d6-160": bareCounter,
+	"vllm-0eb73d6-162": bareCounter,
+	"vllm-0eb73d6-163": bareCounter,
+	"vllm-0eb73d6-167": bareCounter,
+	"vllm-0eb73d6-168": bareCounter,
+	"vllm-0eb73d6-174": keptAfter,
+	"vllm-0eb73d6-324": textAfterJSON,
+	"vllm-0eb73d6-340": textAfterJSON,
+	"vllm-0eb73d6-372": jsonBody,
+	"vllm-0eb73d6-373": jsonBody,
+	"vllm-0eb73d6-374": jsonBody,
+	"vllm-0eb73d6-375": jsonBody,
+	"vllm-0eb73d6-376": jsonBody,
+	"vllm-0eb73d6-377": jsonBody,
+	"vllm-0eb73d6-379": jsonBody,
+	"vllm-0eb73d6-380": jsonBody,
+	"vllm-0eb73d6-381": jsonBody,
+	"vllm-0eb73d6-382": jsonBody,
+	"vllm-0eb73d6-383": jsonBody,
+	"vllm-0eb73d6-384": jsonBody,
+	"vllm-0eb73d6-395": textAfterJSON,
+	"vllm-0eb73d6-396": textAfterJSON,
+	"vllm-0eb73d6-405": textAfterJSON,
+	"vllm-0eb73d6-406": textAfterJSON,
+	"vllm-0eb73d6-413": textAfterJSON,
+	"vllm-0eb73d6-459": textAfterJSON,
+	"vllm-0eb73d6-497": "a single JSON object in <TOOLCALL> instead of a list: the parser reads it, the template's list field does not",
+	"vllm-0eb73d6-520": "anyOf [string, null] with the text null: the template's casting reads null, the parser keeps the string (Decision 7)",
+	"vllm-0eb73d6-583": "a name with an inner space (get weather): the template's name pattern takes it, the parser's name ends at the whitespace",
 }
 
 // Differences the llama.cpp suite's vectors show (the family parser's
@@ -166,6 +205,10 @@ const (
 	builtinRecipient    = "a message to a built-in recipient (not functions.*): the parser keeps the whole message as content, the template drops its header"
 	assistantCommentary = "a commentary header addressed to=assistant, which the parser drops; the template keeps it as content"
 )
+// bareCounter: a Kimi K2 call id that is a bare counter (0), no
+// functions.NAME: the family parser takes it as the name, the template's id
+// pattern does not match it.
+const bareCounter = "a bare counter id (0) without functions.NAME: the parser takes it as the name, the template's id pattern does not match"
 
 // nameSpace: whitespace around a call's name, which the family parser trims;
 // the template's name pattern keeps it or does not match.
