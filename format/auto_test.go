@@ -85,6 +85,14 @@ var autoSkip = map[string]string{
 	"GigaChat3-10B-A1.8B.jinja:llamacpp-de3ff81-418":   "GigaChat 3.1 markup (<|function_call|>)",
 	"GigaChat3.1-10B-A1.8B.jinja:llamacpp-de3ff81-413": "GigaChat 3 markup (function call<|role_sep|>)",
 	"GigaChat3.1-10B-A1.8B.jinja:llamacpp-de3ff81-414": "GigaChat 3 markup (function call<|role_sep|>)",
+	"sglang-05400c2a-043":                   "Decision 5: a literal \\n after the name and escaped JSON values (a repair rule of the family)",
+	"sglang-05400c2a-046":                   "Decision 5: a literal \\n after the name and escaped JSON values (a repair rule of the family)",
+	"sglang-05400c2a-054":                   "Decision 5: a literal \\n after the name and escaped JSON values (a repair rule of the family)",
+	"sglang-05400c2a-056":                   "Decision 5: a literal \\n after the name and escaped JSON values (a repair rule of the family)",
+	"sglang-05400c2a-057":                   "Decision 5: a literal \\n after the name and escaped JSON values (a repair rule of the family)",
+	"sglang-05400c2a-174":                   "Decision 5: a literal \\n after the name and escaped JSON values (a repair rule of the family)",
+	"sglang-05400c2a-207":                   "CDATA sections are unwrapped (a rule of the family; the probe's plain values render without CDATA)",
+	"sglang-05400c2a-333":                   "CDATA sections are unwrapped (a rule of the family; the probe's plain values render without CDATA)",
 	// GigaChat 3 and 3.1 write different markup; each template's parser reads its own.
 	"GigaChat3-10B-A1.8B.jinja:dragoman-gigachat3-03":   "GigaChat 3.1 markup (<|function_call|>)",
 	"GigaChat3-10B-A1.8B.jinja:dragoman-gigachat3-05":   "GigaChat 3.1 markup (<|function_call|>)",
@@ -129,6 +137,14 @@ var autoSkip = map[string]string{
 	"GigaChat3.1-10B-A1.8B.jinja:vllm-0eb73d6-411": "GigaChat 3 markup (function call<|role_sep|>)",
 	"vllm-0eb73d6-497":                             "a single JSON object in <TOOLCALL> instead of a list (a leniency of the family's parser, not the template's markup)",
 	"vllm-0eb73d6-581":                             "a <tool_call> block holding only whitespace and <x: the family parser keeps it as content, the derived parser does not (a gap of the derived parser)",
+	"GigaChat3.1-10B-A1.8B.jinja:sglang-05400c2a-075":   "GigaChat 3 markup (function call<|role_sep|>)",
+	"GigaChat3.1-10B-A1.8B.jinja:sglang-05400c2a-076":   "GigaChat 3 markup (function call<|role_sep|>)",
+	"GigaChat3.1-10B-A1.8B.jinja:sglang-05400c2a-083":   "GigaChat 3 markup (function call<|role_sep|>)",
+	"GigaChat3.1-10B-A1.8B.jinja:sglang-05400c2a-084":   "GigaChat 3 markup (function call<|role_sep|>)",
+	"GigaChat3.1-10B-A1.8B.jinja:sglang-05400c2a-085":   "GigaChat 3 markup (function call<|role_sep|>)",
+	"GigaChat3.1-10B-A1.8B.jinja:sglang-05400c2a-087":   "GigaChat 3 markup (function call<|role_sep|>)",
+	"GigaChat3.1-10B-A1.8B.jinja:sglang-05400c2a-088":   "GigaChat 3 markup (function call<|role_sep|>)",
+	"GigaChat3.1-10B-A1.8B.jinja:sglang-05400c2a-089":   "GigaChat 3 markup (function call<|role_sep|>)",
 }
 
 // withoutRegistry runs f with every hand-written family switched off.

@@ -172,6 +172,60 @@ var templateDiffers = map[string]string{
 	"llamacpp-de3ff81-424":               "a CDATA section holding </param>: the parser reads the value to the CDATA end, the template's value ends at the first </param>",
 	"sglang-052":                         escapedValues,
 	"sglang-078":                         "a malformed call is kept with the message separator its opener took, which the parser drops",
+	"sglang-05400c2a-022":                "a section cut off after a complete call: the template returns that call and keeps the rest as content; the parser keeps the whole section as content",
+	"sglang-05400c2a-043":                escapedValues,
+	"sglang-05400c2a-046":                escapedValues,
+	"sglang-05400c2a-054":                escapedValues,
+	"sglang-05400c2a-056":                escapedValues,
+	"sglang-05400c2a-057":                escapedValues,
+	"sglang-05400c2a-077":                textAfterJSON,
+	"sglang-05400c2a-078":                textAfterJSON,
+	"sglang-05400c2a-079":                "a call without a name: the template's transform drops the region; the parser keeps it as content (Decision 9)",
+	"sglang-05400c2a-081":                "arguments given as a string that is not JSON: the template passes the string on as the arguments; the parser keeps the call as content (malformed)",
+	"sglang-05400c2a-085":                textAfterJSON,
+	"sglang-05400c2a-086":                "a malformed call is kept with the message separator its opener took, which the parser drops",
+	"sglang-05400c2a-116":                kimiIDName,
+	"sglang-05400c2a-125":                kimiIDName,
+	"sglang-05400c2a-126":                kimiIDName,
+	"sglang-05400c2a-127":                kimiIDName,
+	"sglang-05400c2a-128":                kimiIDName,
+	"sglang-05400c2a-129":                kimiIDName,
+	"sglang-05400c2a-130":                kimiIDName,
+	"sglang-05400c2a-131":                kimiIDName,
+	"sglang-05400c2a-132":                kimiIDName,
+	"sglang-05400c2a-133":                kimiIDName,
+	"sglang-05400c2a-134":                kimiIDName,
+	"sglang-05400c2a-135":                kimiIDName,
+	"sglang-05400c2a-136":                kimiIDName,
+	"sglang-05400c2a-137":                kimiIDName,
+	"sglang-05400c2a-138":                kimiIDName,
+	"sglang-05400c2a-139":                kimiIDName,
+	"sglang-05400c2a-140":                kimiIDName,
+	"sglang-05400c2a-141":                kimiIDName,
+	"sglang-05400c2a-142":                kimiIDName,
+	"sglang-05400c2a-143":                kimiIDName,
+	"sglang-05400c2a-144":                kimiIDName,
+	"sglang-05400c2a-174":                escapedValues,
+	"sglang-05400c2a-182":                truncatedCall,
+	"sglang-05400c2a-183":                truncatedCall,
+	"sglang-05400c2a-184":                truncatedCall,
+	"sglang-05400c2a-185":                truncatedCall,
+	"sglang-05400c2a-186":                truncatedCall,
+	"sglang-05400c2a-199":                "Decision 7: the parser keeps a value for a parameter that may be a string exactly (null stays \"null\"); the spec's casting makes it null",
+	"sglang-05400c2a-202":                truncatedCall,
+	"sglang-05400c2a-212":                "a <param> without a name: the template's tag pattern skips it and reads a call; the parser keeps the block as content (malformed)",
+	"sglang-05400c2a-217":                "a <function=…> block without <tool_call>: the template's call field opens at <function=; the parser needs <tool_call> (FORMATS.md qwen3-coder-xml)",
+	"sglang-05400c2a-305":                keptAfter,
+	"sglang-05400c2a-315":                "an ATEM block inside a to=self message: the template ends the reasoning at <atem:function_calls> and what follows the block is content; the parser goes back to the reasoning",
+	"sglang-05400c2a-317":                "an ATEM block inside a to=self message: the template ends the reasoning at <atem:function_calls> and what follows the block is content; the parser goes back to the reasoning",
+	"sglang-05400c2a-318":                truncatedCall,
+	"sglang-05400c2a-329":                "two to=self messages: the template joins their reasoning with a blank line, the parser with nothing (a known gap, docs/DECISIONS.md)",
+	"sglang-05400c2a-338":                "a <param> without a name: the template's tag pattern skips it and reads a call; the parser keeps the block as content (malformed)",
+	"sglang-05400c2a-365":                nonObjectList,
+	"sglang-05400c2a-366":                nonObjectList,
+	"sglang-05400c2a-367":                nonObjectList,
+	"sglang-05400c2a-368":                nonObjectList,
+	"sglang-05400c2a-369":                nonObjectList,
 	"ollama17-039":                       keptAfter,
 	"ollama17-060":                       nameSpace,
 	"ollama17-069":                       "a name holding markup (</tool) makes the call malformed for the parser; the template's name pattern takes it",
@@ -236,6 +290,16 @@ const (
 // functions.NAME: the family parser takes it as the name, the template's id
 // pattern does not match it.
 const bareCounter = "a bare counter id (0) without functions.NAME: the parser takes it as the name, the template's id pattern does not match"
+// kimiIDName: a Kimi-K2 call id without the functions.NAME:IDX form (a
+// bare counter, a client-style id). The family parser takes the id text as
+// the name (kimi-k2 Ids); the template's id pattern does not match, so the
+// section stays content.
+const kimiIDName = "an id that is not functions.NAME:IDX is the name for the parser; the template keeps the section as content"
+
+// nonObjectList: a JSON list whose elements are not call objects. The
+// template reads no call and drops the block; the family parser keeps it as
+// content (Decision 9).
+const nonObjectList = "a JSON list of non-objects in the block is dropped by the template, kept as content by the parser"
 
 // nameSpace: whitespace around a call's name, which the family parser trims;
 // the template's name pattern keeps it or does not match.
