@@ -221,6 +221,8 @@ var templateDiffers = map[string]string{
 	"sglang-05400c2a-318":                truncatedCall,
 	"sglang-05400c2a-329":                "two to=self messages: the template joins their reasoning with a blank line, the parser with nothing (a known gap, docs/DECISIONS.md)",
 	"sglang-05400c2a-338":                "a <param> without a name: the template's tag pattern skips it and reads a call; the parser keeps the block as content (malformed)",
+	"sglang-05400c2a-372":                "no <tool_sep:opensource> after the name: the parser reads the call, the template's call pattern needs the separator",
+	"sglang-05400c2a-373":                "no <tool_sep:opensource> after the name: the parser reads the call, the template's call pattern needs the separator",
 	"sglang-05400c2a-365":                nonObjectList,
 	"sglang-05400c2a-366":                nonObjectList,
 	"sglang-05400c2a-367":                nonObjectList,
