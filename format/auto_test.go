@@ -93,6 +93,10 @@ var autoSkip = map[string]string{
 	"sglang-05400c2a-174":                   "Decision 5: a literal \\n after the name and escaped JSON values (a repair rule of the family)",
 	"sglang-05400c2a-372":                   "no <tool_sep:opensource> after the name (a leniency of the family's parser; the template writes the separator)",
 	"sglang-05400c2a-373":                   "no <tool_sep:opensource> after the name (a leniency of the family's parser; the template writes the separator)",
+	"sglang-05400c2a-425":                   keptCallSpace,
+	"sglang-05400c2a-426":                   keptCallSpace,
+	"sglang-05400c2a-427":                   keptCallSpace,
+	"sglang-05400c2a-431":                   keptCallSpace,
 	"sglang-05400c2a-207":                   "CDATA sections are unwrapped (a rule of the family; the probe's plain values render without CDATA)",
 	"sglang-05400c2a-333":                   "CDATA sections are unwrapped (a rule of the family; the probe's plain values render without CDATA)",
 	// GigaChat 3 and 3.1 write different markup; each template's parser reads its own.
