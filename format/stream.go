@@ -60,7 +60,11 @@ type markup struct {
 	// answerTrimmed: whitespace before a direct answer (an output that does
 	// not open reasoning) is layout, not content (LFM2).
 	answerTrimmed bool
-	section       sectionFunc
+	// contentOpen are openers read as calls in content only: they neither
+	// end reasoning nor are read inside it (a call whose wrapper the model
+	// skipped, qwen3-coder-xml).
+	contentOpen []string
+	section     sectionFunc
 	// liveCall, when set, lets a call be announced before its section ends
 	// (live.go): given the open section, it returns the call's name and where
 	// its arguments object starts, once both are there; ok is false until
@@ -123,6 +127,9 @@ func newEngine(m *markup, opts Options) *engine {
 	e.thinkMarkers = append(e.markerSpace[:0], m.thinkClose)
 	if e.m.callEndsThinking {
 		e.thinkMarkers = append(e.thinkMarkers, e.m.callOpen...)
+	}
+	if len(e.m.contentOpen) > 0 && len(e.m.callOpen) > 0 {
+		e.m.callOpen = append(append([]string(nil), e.m.callOpen...), e.m.contentOpen...)
 	}
 	e.callFirst, e.callFirstOK = sharedFirstByte(e.m.callOpen)
 	e.thinkFirst, e.thinkFirstOK = sharedFirstByte(e.thinkMarkers)
