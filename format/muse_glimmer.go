@@ -80,7 +80,12 @@ func museResponseTemplate() *ResponseTemplate {
 	})
 }
 
-var museBodyMarkers = []string{museEOM, museEOT, museStart, museCalls}
+var (
+	museBodyMarkers = []string{museEOM, museEOT, museStart, museCalls}
+	// A message to the user is content, ATEM markup in it too
+	// (docs/DECISIONS.md, "Muse Glimmer: a message to the user holds no calls").
+	museUserMarkers = museBodyMarkers[:3]
+)
 
 type museParser struct {
 	opts   Options
@@ -91,6 +96,7 @@ type museParser struct {
 	inHeader  bool // a header is expected (after an end token or <|start|>)
 	first     bool // the output's first header, whose <|start|>assistant the prompt wrote
 	reasoning bool // the current message is to "self"
+	toUser    bool // the current message is addressed to "user": no calls
 	// reasoning whitespace: leading dropped, trailing held until more follows
 	thinkBegun bool
 	thinkSpace string
@@ -205,6 +211,7 @@ func (p *museParser) stepHeader() ([]Event, bool) {
 	p.consume(skip + end + len(museMessage))
 	p.first, p.inHeader = false, false
 	p.reasoning = recipient == museSelf
+	p.toUser = recipient == museUser
 	p.thinkBegun, p.thinkSpace = false, ""
 	return nil, true
 }
@@ -212,7 +219,7 @@ func (p *museParser) stepHeader() ([]Event, bool) {
 // plain starts a message without a header: content. A <|start|> that opens
 // no header is text.
 func (p *museParser) plain() []Event {
-	p.first, p.inHeader, p.reasoning = false, false, false
+	p.first, p.inHeader, p.reasoning, p.toUser = false, false, false, false
 	if strings.HasPrefix(p.buf, museStart) {
 		return p.single(Content, p.take(len(museStart)))
 	}
@@ -223,11 +230,15 @@ func (p *museParser) stepBody() ([]Event, bool) {
 	if p.buf == "" {
 		return nil, false
 	}
-	pos, marker := indexAny(p.buf, museBodyMarkers)
+	markers := museBodyMarkers
+	if p.toUser {
+		markers = museUserMarkers
+	}
+	pos, marker := indexAny(p.buf, markers)
 	if pos < 0 {
 		n := len(p.buf)
 		if !p.closed {
-			n = safePrefix(p.buf, museBodyMarkers)
+			n = safePrefix(p.buf, markers)
 		}
 		if n == 0 {
 			return nil, false

@@ -134,6 +134,8 @@ var templateDiffers = map[string]string{
 	"dragoman-mistral-v11-args-09":       keptAfter,
 	"dragoman-mistral-v11-args-11":       "the legacy JSON array after [TOOL_CALLS], which the parser also reads, is not in the template",
 	"dragoman-muse-glimmer-08":           truncatedCall,
+	"dragoman-muse-glimmer-12":           museToUser,
+	"dragoman-muse-glimmer-13":           museToUser,
 	"dragoman-nemotron-toolcall-json-09": keptAfter,
 	"dragoman-qwen3-coder-xml-08":        pythonLiterals,
 	"dragoman-qwen3-coder-xml-10":        truncatedCall,
@@ -161,6 +163,7 @@ var templateDiffers = map[string]string{
 	"llamacpp-de3ff81-195":               truncatedText,
 	"llamacpp-de3ff81-199":               "a bare <|tool_call_begin|> without <|tool_calls_section_begin|>: the template's call field reads it, the parser needs the section",
 	"llamacpp-de3ff81-313":               listIDs,
+	"llamacpp-de3ff81-379":               museToUser,
 	"llamacpp-de3ff81-380":               "a call inside a message to self: the parser keeps the text after it in the reasoning, the template's reasoning region ends at the call",
 	"llamacpp-de3ff81-390":               "a call addressed in the analysis channel (to=functions.N<|channel|>analysis), which the parser reads; the template reads that channel as reasoning",
 	"llamacpp-de3ff81-392":               "a final message with a <|constrain|> type, whose header the parser drops; the template's final header has no <|constrain|>",
@@ -288,6 +291,7 @@ var templateDiffers = map[string]string{
 // leniencies and the template's).
 const (
 	truncatedText       = "an unfinished call kept as content loses its trailing whitespace in the template, not in the parser"
+	museToUser          = "ATEM markup in a message to the user: the parser keeps it as content, the template's call field does not see the message's recipient"
 	bareFunctionProse   = "a <function= without <tool_call> that is not a declared tool's whole element: the template's call field starts at <function= and knows no tools, the parser keeps it as prose"
 	stringUnion         = "a value for a parameter typed [string, null] or [string, integer]: the template casts it as JSON, the parser keeps the string the schema allows"
 	builtinRecipient    = "a message to a built-in recipient (not functions.*): the parser keeps the whole message as content, the template drops its header"
