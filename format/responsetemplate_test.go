@@ -142,6 +142,7 @@ var templateDiffers = map[string]string{
 	"dragoman-qwen3-coder-xml-17":        bareFunctionProse,
 	"dragoman-qwen3-coder-xml-19":        bareFunctionProse,
 	"dragoman-qwen3-coder-xml-21":        bareFunctionProse,
+	"dragoman-qwen3-coder-xml-22":        bareFunctionProse,
 	"dragoman-seed-oss-05":               pythonLiterals,
 	"dragoman-seed-oss-09":               truncatedCall,
 	"dragoman-step3-01":                  startsInReasoning,
