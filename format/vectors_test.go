@@ -3,9 +3,11 @@ package format
 import (
 	"bufio"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -71,6 +73,7 @@ type vector struct {
 	// (../shared/vectors/peer-sample.jsonl), not of a suite transcribed
 	// beside it (testdata/vectors/peer-*.jsonl) or our own.
 	inSample bool
+	file     string // the file it came from (its base name)
 }
 
 // contradicted lists the peer vectors whose expectation contradicts a
@@ -109,6 +112,7 @@ func readVectors(t testing.TB, path string) []vector {
 	}
 	defer f.Close()
 	var out []vector
+	base := filepath.Base(path)
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<22)
 	for sc.Scan() {
@@ -116,6 +120,7 @@ func readVectors(t testing.TB, path string) []vector {
 		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
 			t.Fatal(err)
 		}
+		v.file = base
 		if v.Scope == "tool_call_body" && v.Options.Markers != nil {
 			// mlx-lm's cases hold only the text between a call's markers:
 			// put the markers back and parse the whole output.
@@ -317,11 +322,17 @@ func TestPeerVectors(t *testing.T) {
 	pass, known, pending := 0, 0, 0
 	peers, peerPass := 0, 0
 	sample, samplePass := 0, 0 // ../shared/vectors/peer-sample.jsonl's
+	type tally struct{ n, pass, contradict int }
+	byFile := map[string]*tally{} // the peer files'
 	for _, v := range vectors {
 		isPeer := !strings.HasPrefix(v.ID, "dragoman-")
 		inSample := v.inSample
 		if isPeer {
 			peers++
+			if byFile[v.file] == nil {
+				byFile[v.file] = &tally{}
+			}
+			byFile[v.file].n++
 		}
 		if inSample {
 			sample++
@@ -346,6 +357,9 @@ func TestPeerVectors(t *testing.T) {
 			}
 			if reason, expected := contradicted[v.ID]; expected {
 				known++
+				if isPeer {
+					byFile[v.file].contradict++
+				}
 				if msg == "" {
 					t.Errorf("listed as contradicting a decision (%s) but now matches: remove it from the list", reason)
 				}
@@ -358,6 +372,7 @@ func TestPeerVectors(t *testing.T) {
 			pass++
 			if isPeer {
 				peerPass++
+				byFile[v.file].pass++
 			}
 			if inSample {
 				samplePass++
@@ -367,6 +382,10 @@ func TestPeerVectors(t *testing.T) {
 	t.Logf("%d of %d vectors pass, %d contradict a documented decision, %d await their family or scope", pass, len(vectors), known, pending)
 	t.Logf("peer vectors: %d of %d pass (%.1f%%); of the shared sample %d of %d (%.1f%%)", peerPass, peers,
 		100*float64(peerPass)/float64(max(peers, 1)), samplePass, sample, 100*float64(samplePass)/float64(max(sample, 1)))
+	for _, f := range slices.Sorted(maps.Keys(byFile)) {
+		c := byFile[f]
+		t.Logf("  %-40s %4d of %4d pass (%.1f%%), %d contradict a decision or gap", f, c.pass, c.n, 100*float64(c.pass)/float64(max(c.n, 1)), c.contradict)
+	}
 	if sample == 0 {
 		t.Error("no vector was counted as the shared sample's (vector.inSample)")
 	}
