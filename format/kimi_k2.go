@@ -1,9 +1,11 @@
 package format
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 
+	"github.com/dragoman-dev/dragoman/chat"
 	"github.com/dragoman-dev/dragoman/grammar"
 )
 
@@ -27,7 +29,7 @@ func init() {
 				callOpen:         []string{kimiSectionBegin, kimiSectionBeginAlt},
 				callEndsThinking: true,
 				section: func(buf string, final bool) (int, []call, bool, error) {
-					return sectionResult(kimiSection(buf, final))
+					return sectionResult(kimiSection(buf, final, o.Tools))
 				},
 			}, o)
 		},
@@ -70,7 +72,7 @@ func kimiResponseTemplate() *ResponseTemplate {
 
 // kimiSection parses a section of calls. Its end marker may be missing: the
 // section then ends after its last call.
-func kimiSection(buf string, final bool) (int, []call, error) {
+func kimiSection(buf string, final bool, tools []chat.Tool) (int, []call, error) {
 	opener := kimiSectionBegin
 	if strings.HasPrefix(buf, kimiSectionBeginAlt) {
 		opener = kimiSectionBeginAlt
@@ -100,7 +102,7 @@ func kimiSection(buf string, final bool) (int, []call, error) {
 		}
 		r := c.lit(kimiCallBegin)
 		if r == litMatched {
-			cl, err := kimiCall(c)
+			cl, err := kimiCall(c, tools)
 			if err != nil {
 				return 0, nil, err
 			}
@@ -123,12 +125,13 @@ func kimiSection(buf string, final bool) (int, []call, error) {
 }
 
 // kimiCall parses functions.NAME:IDX<|tool_call_argument_begin|>{JSON}<|tool_call_end|>.
-func kimiCall(c *secScan) (call, error) {
+func kimiCall(c *secScan, tools []chat.Tool) (call, error) {
 	ref, err := c.until(kimiArgBegin, "the call id")
 	if err != nil {
 		return call{}, err
 	}
-	id, name := kimiCallRef(strings.TrimSpace(ref))
+	ref = strings.TrimSpace(ref)
+	id, name := kimiCallRef(ref)
 	if name == "" {
 		return call{}, errors.New("the call has no name before " + kimiArgBegin)
 	}
@@ -139,7 +142,60 @@ func kimiCall(c *secScan) (call, error) {
 	if err := c.closing(kimiCallEnd); err != nil {
 		return call{}, err
 	}
+	if fit, ok := kimiToolByArgs(ref, name, args, tools); ok {
+		id, name = ref, fit
+	}
 	return call{id: id, name: name, args: args}, nil
+}
+
+// kimiToolByArgs finds the tool a call means when its reference names none:
+// a model whose history carried clients' ids (call_3, toolu_…) or bare
+// counters writes those in place of functions.NAME:IDX. When the reference
+// has no functions. prefix and is no offered tool's name, the call is the
+// one offered tool its arguments fit — every argument one of the tool's
+// properties, every required property given — as SGLang's and vLLM's Kimi
+// parsers read it; the reference is then the call's id. No tool or several
+// that fit: false, and the reference stays the name (an undeclared tool's,
+// Decision 1).
+func kimiToolByArgs(ref, name, args string, tools []chat.Tool) (string, bool) {
+	if len(tools) == 0 || strings.HasPrefix(ref, "functions.") {
+		return "", false
+	}
+	if _, declared := toolSchema(tools, name); declared {
+		return "", false
+	}
+	var given map[string]json.RawMessage
+	if json.Unmarshal([]byte(args), &given) != nil {
+		return "", false
+	}
+	fit := ""
+	for _, t := range tools {
+		var schema struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+			Required   []string                   `json:"required"`
+		}
+		if json.Unmarshal(t.Function.Parameters, &schema) != nil {
+			continue
+		}
+		fits := true
+		for k := range given {
+			if _, ok := schema.Properties[k]; !ok {
+				fits = false
+			}
+		}
+		for _, k := range schema.Required {
+			if _, ok := given[k]; !ok {
+				fits = false
+			}
+		}
+		if fits {
+			if fit != "" {
+				return "", false // several fit: which is meant is not known
+			}
+			fit = t.Function.Name
+		}
+	}
+	return fit, fit != ""
 }
 
 // kimiCallRef splits functions.NAME:IDX: the whole is the id, the name is
