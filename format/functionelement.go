@@ -134,3 +134,31 @@ func functionHead(b *Builder, i int) string {
 }
 
 func functionTail(*Builder, int) string { return litFunctionClose }
+
+// functionLiveTags streams a call written as a function element (live.go),
+// reading it as functionSection does; layout as functionSection's.
+func functionLiveTags(layout bool) *liveTags {
+	return &liveTags{
+		head: func(c *rawScan) (string, error) {
+			c.space()
+			if err := c.expect(xmlFunctionOpen, "a <function=NAME> element"); err != nil {
+				return "", err
+			}
+			return c.name('>', "the function name")
+		},
+		param: func(c *rawScan) (string, bool, error) {
+			c.space()
+			if ok, err := c.peek(xmlParameterOpen); !ok || err != nil {
+				return "", false, err
+			}
+			key, err := c.name('>', "a parameter name")
+			return key, err == nil, err
+		},
+		end: func(c *rawScan) (bool, error) {
+			c.space()
+			return c.peek(xmlFunctionClose)
+		},
+		valueClose: xmlParameterClose,
+		layout:     layout,
+	}
+}

@@ -35,6 +35,7 @@ func init() {
 				section: func(buf string, final bool) (int, []call, bool, error) {
 					return glmSection(buf, final, o.Tools)
 				},
+				liveTags: glmLiveTags,
 			}, o), thinkEndTag, o)
 		},
 		// The probe call renders as a name and an arg_key/arg_value pair; the
@@ -229,25 +230,88 @@ func glmTypedArgs(tools []chat.Tool, name string, keys, values []string) (string
 	props := toolProperties(tools, name)
 	typed := make([]any, len(keys))
 	for i, k := range keys {
-		v, err := typeValue(values[i], props[k])
+		v, err := glmValue(props, k, values[i])
 		if err != nil {
 			return "", err
-		}
-		if s, untyped := v.(string); untyped && s == values[i] && strings.Contains(s, `\`) {
-			if types := schemaTypes(props[k], 0); len(types) > 0 && !types["string"] {
-				var unescaped string
-				if json.Unmarshal([]byte(`"`+s+`"`), &unescaped) == nil {
-					if u, err := typeValue(unescaped, props[k]); err == nil {
-						if us, still := u.(string); !still || us != unescaped {
-							v = u
-						}
-					}
-				}
-			}
 		}
 		typed[i] = v
 	}
 	return encodeArgs(keys, typed)
+}
+
+// glmValue types one GLM value as glmTypedArgs does.
+func glmValue(props map[string]json.RawMessage, k, raw string) (any, error) {
+	v, err := typeValue(raw, props[k])
+	if err != nil {
+		return nil, err
+	}
+	if s, untyped := v.(string); untyped && s == raw && strings.Contains(s, `\`) {
+		if types := schemaTypes(props[k], 0); len(types) > 0 && !types["string"] {
+			var unescaped string
+			if json.Unmarshal([]byte(`"`+s+`"`), &unescaped) == nil {
+				if u, err := typeValue(unescaped, props[k]); err == nil {
+					if us, still := u.(string); !still || us != unescaped {
+						v = u
+					}
+				}
+			}
+		}
+	}
+	return v, nil
+}
+
+// glmLiveTags streams a call of key and value pairs (live.go), read as
+// glmSection reads it; a call whose arguments are a JSON object after the
+// name is parsed whole.
+var glmLiveTags = &liveTags{
+	head: func(c *rawScan) (string, error) {
+		c.space()
+		if strings.HasPrefix(c.rest(), "{") {
+			return "", errors.New("a JSON body")
+		}
+		name, _, err := glmName(c)
+		if err != nil {
+			return "", err
+		}
+		if err := glmLayout(c); err != nil {
+			return "", err
+		}
+		switch {
+		case c.atEnd():
+			return "", errNeedMore // JSON arguments may follow
+		case c.rest()[0] == '{':
+			return "", errors.New("JSON arguments")
+		}
+		return name, nil
+	},
+	param: func(c *rawScan) (string, bool, error) {
+		if err := glmLayout(c); err != nil {
+			return "", false, err
+		}
+		if ok, err := c.peek(glmKeyOpen); !ok || err != nil {
+			return "", false, err
+		}
+		key, err := c.until(glmKeyClose, "an <arg_key>")
+		if err != nil {
+			return "", false, err
+		}
+		key = strings.TrimSpace(key)
+		if err := glmLayout(c); err != nil {
+			return "", false, err
+		}
+		return key, true, c.expectOf(glmValOpen, "the value of ", key, "")
+	},
+	end: func(c *rawScan) (bool, error) {
+		if err := glmLayout(c); err != nil {
+			return false, err
+		}
+		if c.atEnd() && c.final {
+			return true, nil // the close marker may be missing at the end
+		}
+		return c.peek(glmClose)
+	},
+	valueClose: glmValClose,
+	value:      glmValue,
 }
 
 // glmCalls: the name, then key/value element pairs, each call in a block.

@@ -1,6 +1,11 @@
 package format
 
-import "strings"
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"unsafe"
+)
 
 // Live calls: a family whose markup sets liveCall announces a call (CallStart)
 // as soon as its open section shows the call's name and the start of its
@@ -29,6 +34,8 @@ type liveCall struct {
 	start, scanned, sent int // the arguments' start, how far scanned, how far streamed
 	depth                int
 	inString, escaped    bool
+	tagged               bool        // a tagged call (liveTags), streamed as tags
+	tags                 taggedState // its state
 }
 
 // liveAdvance announces the open section's call once its markup shows the
@@ -36,14 +43,34 @@ type liveCall struct {
 func (e *engine) liveAdvance() {
 	l := &e.live
 	if !l.on {
-		name, at, ok := e.m.liveCall(e.buf)
+		name, at, ok := "", 0, false
+		if e.m.liveCall != nil {
+			name, at, ok = e.m.liveCall(e.buf)
+		}
+		tagged := false
+		if !ok && e.m.liveTags != nil {
+			c := rawScan{s: e.buf, i: len(e.m.callOpen[0])}
+			if !strings.HasPrefix(e.buf, e.m.callOpen[0]) {
+				return
+			}
+			var err error
+			if name, err = e.m.liveTags.head(&c); err != nil {
+				return
+			}
+			ok, tagged, at = true, true, c.i
+		}
 		if !ok {
 			return
 		}
-		*l = liveCall{on: true, index: e.calls, name: name, start: at, scanned: at, sent: at}
+		*l = liveCall{on: true, index: e.calls, name: name, start: at, scanned: at, sent: at, tagged: tagged}
+		l.tags.at = at
 		e.out = append(e.out, Event{Kind: CallStart, Index: l.index, ID: e.newID(), Name: name})
 	}
 	if l.done {
+		return
+	}
+	if l.tagged {
+		e.liveTagsAdvance(false)
 		return
 	}
 	end := l.scanObject(e.buf)
@@ -92,8 +119,18 @@ func (e *engine) confirmLive(calls []call, offset int) []call {
 	if !l.on {
 		return calls
 	}
+	if l.tagged && !l.done && e.closed {
+		e.liveTagsAdvance(true) // the end of the output may end the call
+		l = e.live
+	}
 	e.live = liveCall{}
-	if len(calls) == 0 || calls[0].name != l.name || calls[0].id != "" || !l.done || calls[0].args != e.buf[l.start:l.sent] {
+	streamed := ""
+	if l.tagged {
+		streamed = unsafe.String(unsafe.SliceData(l.tags.sent), len(l.tags.sent))
+	} else if l.done {
+		streamed = e.buf[l.start:l.sent]
+	}
+	if len(calls) == 0 || calls[0].name != l.name || calls[0].id != "" || !l.done || calls[0].args != streamed {
 		e.out = append(e.out, Event{Kind: CallWithdrawn, Index: l.index})
 		e.calls++
 		return calls
@@ -160,4 +197,190 @@ func (c *jsonCursor) lit(want string) bool {
 	}
 	c.i += len(want)
 	return true
+}
+
+// Live calls of tagged families: the arguments are not written as JSON but
+// as one tagged element per parameter, its value raw text typed by the
+// tool's schema (Decision 7), and the arguments the whole parse returns are
+// the JSON object encodeArgs builds from them: `{"k": v, "k2": v2}`, keys in
+// the order written. The stream writes that object in the same order,
+// element by element, and sends a fragment only once it is final:
+//
+//   - the call is announced when its name has been read;
+//   - a parameter whose value is kept as a string whatever it holds (the
+//     schema says string and neither object nor array, or there is no
+//     schema) sends `{"k": "` (or `, "k": "`) as soon as its key is read, then
+//     its value's JSON-escaped text as it arrives, less what could still be
+//     layout or the start of its close tag, and `"` at the close tag;
+//   - any other parameter is sent whole, `{"k": v` typed and encoded as the
+//     parse does, at its close tag, since its type depends on all of it;
+//   - `}` (or `{}`) at the end of the call's element.
+//
+// Escaping a string piece by piece gives the escaping of the whole (JSON
+// escapes one character at a time, and no piece splits a character), so the
+// fragments join to what encodeArgs writes, as long as the parse reads the
+// call as the stream did. When it does not (a key given twice, text the
+// stream stopped at, a section cut short), the call is withdrawn as for JSON
+// bodies (confirmLive compares the fragments with the parse's arguments).
+type liveTags struct {
+	// head reads the call's opening from the section's start (c.i is after
+	// the opener): its name; errNeedMore while it may still come, another
+	// error for a section the stream leaves to the whole parse.
+	head func(c *rawScan) (name string, err error)
+	// param reads the opening of a parameter at c, layout first: its key,
+	// with c after the tag that starts the value; ok is false when no
+	// parameter opens there.
+	param func(c *rawScan) (key string, ok bool, err error)
+	// end reads the end of the call's element at c, layout first.
+	end        func(c *rawScan) (bool, error)
+	valueClose string // ends a value
+	layout     bool   // one newline at each edge of a value is layout
+	// value types a raw value as the parse does (nil: typeValue).
+	value func(props map[string]json.RawMessage, key, raw string) (any, error)
+}
+
+// taggedState is the stream's place in a tagged call.
+type taggedState struct {
+	at       int // where the next element starts, in buf
+	params   int // parameters sent
+	inValue  bool
+	key      string
+	valueAt  int  // the open value's first byte (after a layout newline)
+	leadSeen bool // the value's first byte has been seen (layout newline decided)
+	stream   bool // the open value is a string, streamed as it arrives
+	sentRaw  int  // bytes of the open value sent
+	searched int  // where looking for the value's close tag resumes
+	sent     []byte
+}
+
+// maxLiveGap bounds the markup between two elements that the stream waits
+// through; past it the stream stops and the parse decides.
+const maxLiveGap = maxRawName + 256
+
+// liveTagsAdvance streams what the open section's tagged call has made
+// final; final is set at the end of the output.
+func (e *engine) liveTagsAdvance(final bool) {
+	l, t, tags := &e.live, &e.live.tags, e.m.liveTags
+	buf := e.buf
+	for !l.done {
+		if t.inValue {
+			if !t.leadSeen {
+				if t.valueAt >= len(buf) {
+					return
+				}
+				if tags.layout && buf[t.valueAt] == '\n' {
+					t.valueAt++
+				}
+				t.leadSeen, t.searched = true, t.valueAt
+			}
+			j := strings.Index(buf[t.searched:], tags.valueClose)
+			if j < 0 {
+				t.searched = max(t.valueAt, len(buf)-len(tags.valueClose)+1)
+				if t.stream {
+					rest := buf[t.valueAt+t.sentRaw:]
+					n := safePrefix(rest, []string{tags.valueClose})
+					if tags.layout && n > 0 && rest[n-1] == '\n' {
+						n-- // may be the layout before the close tag
+					}
+					if n > 0 {
+						e.liveSend(jsonStringText(rest[:n]))
+						t.sentRaw += n
+					}
+				}
+				return
+			}
+			raw := buf[t.valueAt : t.searched+j]
+			if tags.layout {
+				raw = strings.TrimSuffix(raw, "\n")
+			}
+			if t.stream {
+				e.liveSend(jsonStringText(raw[t.sentRaw:]) + `"`)
+			} else if !e.liveValue(t.key, raw) {
+				l.done = true // the parse decides
+				return
+			}
+			t.at, t.inValue = t.searched+j+len(tags.valueClose), false
+			t.params++
+			continue
+		}
+		c := rawScan{s: buf, i: t.at, final: final}
+		key, ok, err := tags.param(&c)
+		if err == nil && ok {
+			t.inValue, t.key, t.valueAt, t.leadSeen, t.sentRaw = true, key, c.i, false, 0
+			if types := schemaTypes(toolProperties(e.opts.Tools, l.name)[key], 0); (len(types) == 0 || types["string"]) && !types["object"] && !types["array"] {
+				t.stream = true
+				e.liveSend(e.liveKey(key) + `"`)
+			} else {
+				t.stream = false
+			}
+			continue
+		}
+		if err == nil {
+			c = rawScan{s: buf, i: t.at, final: final}
+			ok, err = tags.end(&c)
+		}
+		switch {
+		case errors.Is(err, errNeedMore) && len(buf)-t.at <= maxLiveGap:
+			return
+		case err == nil && ok:
+			if t.params == 0 {
+				e.liveSend("{}")
+			} else {
+				e.liveSend("}")
+			}
+		}
+		l.done = true
+	}
+}
+
+// liveKey is what comes before a parameter's value: `{"k": ` or `, "k": `.
+func (e *engine) liveKey(key string) string {
+	b := make([]byte, 0, len(key)+6)
+	if e.live.tags.params == 0 {
+		b = append(b, '{')
+	} else {
+		b = append(b, ", "...)
+	}
+	b, _ = appendSpacedJSON(b, key)
+	return string(append(b, ": "...))
+}
+
+// liveValue sends a whole parameter, typed as the parse types it.
+func (e *engine) liveValue(key, raw string) bool {
+	props := toolProperties(e.opts.Tools, e.live.name)
+	var v any
+	var err error
+	if e.m.liveTags.value != nil {
+		v, err = e.m.liveTags.value(props, key, raw)
+	} else {
+		v, err = typeValue(raw, props[key])
+	}
+	if err != nil {
+		return false
+	}
+	b, err := appendSpacedJSON([]byte(e.liveKey(key)), v)
+	if err != nil {
+		return false
+	}
+	e.liveSend(string(b))
+	return true
+}
+
+// liveSend streams a fragment of the tagged call's arguments.
+func (e *engine) liveSend(text string) {
+	if text == "" {
+		return
+	}
+	e.live.tags.sent = append(e.live.tags.sent, text...)
+	e.out = append(e.out, Event{Kind: CallArgs, Index: e.live.index, Text: text})
+}
+
+// jsonStringText is s as the inside of a JSON string, escaped as
+// appendSpacedJSON escapes a string value.
+func jsonStringText(s string) string {
+	if plainASCII(s) {
+		return s
+	}
+	b, _ := appendSpacedJSON(nil, s) // a string always encodes
+	return string(b[1 : len(b)-1])
 }

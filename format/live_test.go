@@ -11,8 +11,12 @@ import (
 // liveFamily reports whether the family's parser announces calls before
 // their sections end.
 func liveFamily(f *Family) bool {
-	e, ok := f.New(Options{}).(*engine)
-	return ok && e.m.liveCall != nil
+	p := f.New(Options{})
+	if l, ok := p.(*leadingClose); ok {
+		p = l.inner
+	}
+	e, ok := p.(*engine)
+	return ok && e.m.hasLive()
 }
 
 // randomSplit cuts s at random places, into pieces of 1 to 12 bytes.
@@ -91,6 +95,7 @@ func feedEvents(t *testing.T, id string, p Parser, chunks []string) []*streamedC
 func TestLiveCallVectors(t *testing.T) {
 	rng := rand.New(rand.NewSource(19))
 	splits, early := 0, 0
+	earlyBy, withdrawnBy := map[string]int{}, map[string]int{} // per family
 	for _, v := range loadVectors(t) {
 		fam, ok := Lookup(v.Family)
 		if !ok || v.Scope != "full_output" || !liveFamily(fam) {
@@ -110,6 +115,10 @@ func TestLiveCallVectors(t *testing.T) {
 				}
 				if c.announcedEarly {
 					early++
+					earlyBy[v.Family]++
+				}
+				if c.withdrawn {
+					withdrawnBy[v.Family]++
 				}
 			}
 			if len(kept) != len(whole.ToolCalls) {
@@ -124,6 +133,15 @@ func TestLiveCallVectors(t *testing.T) {
 	}
 	if splits == 0 || early == 0 {
 		t.Fatalf("%d splits, %d calls announced before their section ended: the live path was not exercised", splits, early)
+	}
+	// Every live family streams some of its vectors' calls to their end.
+	for _, f := range Families() {
+		if liveFamily(f) && earlyBy[f.ID] == 0 {
+			t.Errorf("%s: no call streamed and ended over its vectors", f.ID)
+		}
+		if liveFamily(f) {
+			t.Logf("%s: %d calls streamed and ended, %d withdrawn", f.ID, earlyBy[f.ID], withdrawnBy[f.ID])
+		}
 	}
 	t.Logf("%d splits, %d calls announced early", splits, early)
 }

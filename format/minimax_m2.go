@@ -36,6 +36,7 @@ func init() {
 				section: func(buf string, final bool) (int, []call, bool, error) {
 					return m2Section(buf, final, o.Tools)
 				},
+				liveTags: m2LiveTags,
 			}, o)
 		},
 		Detect: func(t string) bool {
@@ -138,6 +139,40 @@ func m2Section(buf string, final bool, tools []chat.Tool) (int, []call, bool, er
 		c.space()
 	}
 	return c.finishInvokes(calls, end, m2Close)
+}
+
+// m2LiveTags streams the first invoke of a block (live.go), read as
+// m2Section reads it.
+var m2LiveTags = &liveTags{
+	head: func(c *rawScan) (string, error) {
+		c.space()
+		if err := c.expect(m2Invoke, "an invoke element"); err != nil {
+			return "", err
+		}
+		name, err := c.attr("the invoke name")
+		if err != nil {
+			return "", err
+		}
+		c.space()
+		return name, c.expect(">", "the end of the invoke tag")
+	},
+	param: func(c *rawScan) (string, bool, error) {
+		c.space()
+		if ok, err := c.peek(m2Parameter); !ok || err != nil {
+			return "", false, err
+		}
+		key, err := c.attr("a parameter name")
+		if err != nil {
+			return "", false, err
+		}
+		c.space()
+		return key, true, c.expect(">", "the end of the parameter tag")
+	},
+	end: func(c *rawScan) (bool, error) {
+		c.space()
+		return c.peek(m2InvokeClose)
+	},
+	valueClose: m2ParameterClose,
 }
 
 // m2Calls: invoke elements in one block.

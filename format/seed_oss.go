@@ -33,6 +33,7 @@ func init() {
 				section: func(buf string, final bool) (int, []call, bool, error) {
 					return functionSection(buf, final, seedOpen, seedClose, false, o.Tools)
 				},
+				liveTags: functionLiveTags(false),
 			}, o)
 		},
 		Detect: func(t string) bool {

@@ -70,7 +70,13 @@ type markup struct {
 	// its arguments object starts, once both are there; ok is false until
 	// then, and always for a section of another shape, which is parsed whole.
 	liveCall func(section string) (name string, argsAt int, ok bool)
+	// liveTags, when set, streams calls whose arguments are tagged values
+	// (live.go); a section liveCall does not announce is tried with it.
+	liveTags *liveTags
 }
+
+// hasLive reports whether the family announces calls before their sections end.
+func (m *markup) hasLive() bool { return m.liveCall != nil || m.liveTags != nil }
 
 type engineState uint8
 
@@ -148,7 +154,7 @@ func (e *engine) Feed(chunk string) []Event {
 	}
 	e.out = e.out[:0]
 	due := e.gate.feed(&e.buf, chunk)
-	if e.gate.sectionOpen && e.m.liveCall != nil {
+	if e.gate.sectionOpen && e.m.hasLive() {
 		// Announcing the call and streaming its arguments read only the
 		// new bytes; the section cannot end before its arguments do.
 		wasDone := e.live.done
@@ -365,7 +371,7 @@ func (e *engine) stepContent() bool {
 		return true
 	case needMore:
 		e.gate.sectionOpen = true
-		if e.m.liveCall != nil {
+		if e.m.hasLive() {
 			e.liveAdvance()
 		}
 		return false
