@@ -205,33 +205,16 @@ func Run(p Parser, chunks ...string) Result { return collect(p, true, chunks) }
 // collect is Run; with end false the output is left open: the result is
 // what the Feed calls released, without Close's.
 func collect(p Parser, end bool, chunks []string) Result {
-	var r Result
-	var content, reasoning joiner
-	apply := func(events []Event) {
-		for _, e := range events {
-			switch e.Kind {
-			case Content:
-				content.add(e.Text)
-			case Reasoning:
-				reasoning.add(e.Text)
-			case CallStart:
-				r.ToolCalls = append(r.ToolCalls, chat.ToolCall{ID: e.ID, Type: "function", Function: chat.FunctionCall{Name: e.Name}})
-			case CallArgs:
-				c := &r.ToolCalls[len(r.ToolCalls)-1]
-				c.Function.Arguments += e.Text
-			case CallWithdrawn:
-				// Calls stream one at a time: the withdrawn one is the last.
-				r.ToolCalls = r.ToolCalls[:len(r.ToolCalls)-1]
-			}
-		}
-	}
-	for _, c := range chunks {
-		apply(p.Feed(c))
+	var c collector
+	for _, ch := range chunks {
+		c.apply(p.Feed(ch))
 	}
 	if end {
-		apply(p.Close())
+		c.apply(p.Close())
 	}
-	r.Content, r.Reasoning = content.String(), reasoning.String()
+	c.setArgs() // a call still open when the output is left open
+	r := c.r
+	r.Content, r.Reasoning = c.content.String(), c.reasoning.String()
 	r.Diagnostics = p.Diagnostics()
 	if r.ToolCalls == nil {
 		r.ToolCalls = []chat.ToolCall{}
@@ -240,6 +223,44 @@ func collect(p Parser, end bool, chunks []string) Result {
 		r.Diagnostics = []Diagnostic{}
 	}
 	return r
+}
+
+// collector assembles a Result from events. Calls stream one at a time:
+// args joins the last one's fragments (a long call comes in many), set on
+// it when it ends.
+type collector struct {
+	r                        Result
+	content, reasoning, args joiner
+	open                     bool // the last call is still being written
+}
+
+func (c *collector) apply(events []Event) {
+	for _, e := range events {
+		switch e.Kind {
+		case Content:
+			c.content.add(e.Text)
+		case Reasoning:
+			c.reasoning.add(e.Text)
+		case CallStart:
+			c.r.ToolCalls = append(c.r.ToolCalls, chat.ToolCall{ID: e.ID, Type: "function", Function: chat.FunctionCall{Name: e.Name}})
+			c.args, c.open = joiner{}, true
+		case CallArgs:
+			c.args.add(e.Text)
+		case CallEnd:
+			c.setArgs()
+			c.open = false
+		case CallWithdrawn:
+			// The withdrawn call is the last.
+			c.r.ToolCalls = c.r.ToolCalls[:len(c.r.ToolCalls)-1]
+			c.open = false
+		}
+	}
+}
+
+func (c *collector) setArgs() {
+	if c.open {
+		c.r.ToolCalls[len(c.r.ToolCalls)-1].Function.Arguments = c.args.String()
+	}
 }
 
 // joiner concatenates text: a single piece costs no copy.

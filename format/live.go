@@ -49,12 +49,13 @@ func (e *engine) liveAdvance() {
 		}
 		tagged := false
 		if !ok && e.m.liveTags != nil {
-			c := rawScan{s: e.buf, i: len(e.m.callOpen[0])}
 			if !strings.HasPrefix(e.buf, e.m.callOpen[0]) {
 				return
 			}
+			c := &l.tags.scan
+			*c = rawScan{s: e.buf, i: len(e.m.callOpen[0])}
 			var err error
-			if name, err = e.m.liveTags.head(&c); err != nil {
+			if name, err = e.m.liveTags.head(c); err != nil {
 				return
 			}
 			ok, tagged, at = true, true, c.i
@@ -64,6 +65,9 @@ func (e *engine) liveAdvance() {
 		}
 		*l = liveCall{on: true, index: e.calls, name: name, start: at, scanned: at, sent: at, tagged: tagged}
 		l.tags.at = at
+		if tagged {
+			l.tags.sent = make([]byte, 0, 256) // most calls' arguments fit
+		}
 		e.out = append(e.out, Event{Kind: CallStart, Index: l.index, ID: e.newID(), Name: name})
 	}
 	if l.done {
@@ -250,7 +254,10 @@ type taggedState struct {
 	stream   bool // the open value is a string, streamed as it arrives
 	sentRaw  int  // bytes of the open value sent
 	searched int  // where looking for the value's close tag resumes
-	sent     []byte
+	// sent holds the fragments sent; each event's text is a view of its
+	// part (the bytes are never written again).
+	sent []byte
+	scan rawScan // the element readers' cursor (kept here: they are called through func values)
 }
 
 // maxLiveGap bounds the markup between two elements that the stream waits
@@ -283,7 +290,9 @@ func (e *engine) liveTagsAdvance(final bool) {
 						n-- // may be the layout before the close tag
 					}
 					if n > 0 {
-						e.liveSend(jsonStringText(rest[:n]))
+						from := len(t.sent)
+						t.sent = appendJSONStringText(t.sent, rest[:n])
+						e.liveFlush(from)
 						t.sentRaw += n
 					}
 				}
@@ -294,7 +303,9 @@ func (e *engine) liveTagsAdvance(final bool) {
 				raw = strings.TrimSuffix(raw, "\n")
 			}
 			if t.stream {
-				e.liveSend(jsonStringText(raw[t.sentRaw:]) + `"`)
+				from := len(t.sent)
+				t.sent = append(appendJSONStringText(t.sent, raw[t.sentRaw:]), '"')
+				e.liveFlush(from)
 			} else if !e.liveValue(t.key, raw) {
 				l.done = true // the parse decides
 				return
@@ -303,46 +314,50 @@ func (e *engine) liveTagsAdvance(final bool) {
 			t.params++
 			continue
 		}
-		c := rawScan{s: buf, i: t.at, final: final}
-		key, ok, err := tags.param(&c)
+		c := &t.scan
+		*c = rawScan{s: buf, i: t.at, final: final}
+		key, ok, err := tags.param(c)
 		if err == nil && ok {
 			t.inValue, t.key, t.valueAt, t.leadSeen, t.sentRaw = true, key, c.i, false, 0
 			if types := schemaTypes(toolProperties(e.opts.Tools, l.name)[key], 0); (len(types) == 0 || types["string"]) && !types["object"] && !types["array"] {
 				t.stream = true
-				e.liveSend(e.liveKey(key) + `"`)
+				from := len(t.sent)
+				t.sent = append(e.appendLiveKey(t.sent, key), '"')
+				e.liveFlush(from)
 			} else {
 				t.stream = false
 			}
 			continue
 		}
 		if err == nil {
-			c = rawScan{s: buf, i: t.at, final: final}
-			ok, err = tags.end(&c)
+			*c = rawScan{s: buf, i: t.at, final: final}
+			ok, err = tags.end(c)
 		}
 		switch {
 		case errors.Is(err, errNeedMore) && len(buf)-t.at <= maxLiveGap:
 			return
 		case err == nil && ok:
+			from := len(t.sent)
 			if t.params == 0 {
-				e.liveSend("{}")
-			} else {
-				e.liveSend("}")
+				t.sent = append(t.sent, '{')
 			}
+			t.sent = append(t.sent, '}')
+			e.liveFlush(from)
 		}
 		l.done = true
 	}
 }
 
-// liveKey is what comes before a parameter's value: `{"k": ` or `, "k": `.
-func (e *engine) liveKey(key string) string {
-	b := make([]byte, 0, len(key)+6)
+// appendLiveKey appends what comes before a parameter's value: `{"k": `
+// or `, "k": `.
+func (e *engine) appendLiveKey(b []byte, key string) []byte {
 	if e.live.tags.params == 0 {
 		b = append(b, '{')
 	} else {
 		b = append(b, ", "...)
 	}
-	b, _ = appendSpacedJSON(b, key)
-	return string(append(b, ": "...))
+	b, _ = appendSpacedJSON(b, key) // a string always encodes
+	return append(b, ": "...)
 }
 
 // liveValue sends a whole parameter, typed as the parse types it.
@@ -358,29 +373,32 @@ func (e *engine) liveValue(key, raw string) bool {
 	if err != nil {
 		return false
 	}
-	b, err := appendSpacedJSON([]byte(e.liveKey(key)), v)
+	t := &e.live.tags
+	from := len(t.sent)
+	b, err := appendSpacedJSON(e.appendLiveKey(t.sent, key), v)
 	if err != nil {
 		return false
 	}
-	e.liveSend(string(b))
+	t.sent = b
+	e.liveFlush(from)
 	return true
 }
 
-// liveSend streams a fragment of the tagged call's arguments.
-func (e *engine) liveSend(text string) {
-	if text == "" {
-		return
+// liveFlush streams what was added to the tagged call's fragments since from.
+func (e *engine) liveFlush(from int) {
+	t := &e.live.tags
+	if len(t.sent) > from {
+		text := unsafe.String(&t.sent[from], len(t.sent)-from)
+		e.out = append(e.out, Event{Kind: CallArgs, Index: e.live.index, Text: text})
 	}
-	e.live.tags.sent = append(e.live.tags.sent, text...)
-	e.out = append(e.out, Event{Kind: CallArgs, Index: e.live.index, Text: text})
 }
 
-// jsonStringText is s as the inside of a JSON string, escaped as
+// appendJSONStringText appends s as the inside of a JSON string, escaped as
 // appendSpacedJSON escapes a string value.
-func jsonStringText(s string) string {
+func appendJSONStringText(b []byte, s string) []byte {
 	if plainASCII(s) {
-		return s
+		return append(b, s...)
 	}
-	b, _ := appendSpacedJSON(nil, s) // a string always encodes
-	return string(b[1 : len(b)-1])
+	q, _ := appendSpacedJSON(nil, s) // a string always encodes
+	return append(b, q[1:len(q)-1]...)
 }
