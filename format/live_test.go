@@ -1,11 +1,14 @@
 package format
 
 import (
+	"encoding/json"
 	"math/rand"
 	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/dragoman-dev/dragoman/chat"
 )
 
 // liveFamily reports whether the family's parser announces calls before
@@ -211,5 +214,131 @@ func TestLiveCallWithdrawnThroughLMStudioChain(t *testing.T) {
 	calls := feedEvents(t, "chain", p, randomSplit(rand.New(rand.NewSource(3)), out))
 	if len(calls) != 2 || !calls[0].ended || !calls[1].withdrawn || calls[1].name != "f" {
 		t.Fatalf("calls %+v, want a ended and f withdrawn", calls)
+	}
+}
+
+// writeFileTool has a string parameter and an integer one.
+var writeFileTool = []chat.Tool{{Type: "function", Function: chat.ToolFunction{Name: "write_file",
+	Parameters: json.RawMessage(`{"type": "object", "properties": {"path": {"type": "string"}, "text": {"type": "string"}, "mode": {"type": "integer"}}}`)}}}
+
+// TestLiveTaggedStreamsStringBeforeClose: a long string parameter of a
+// tagged family arrives in fragments before its close tag, escaped as the
+// whole parse escapes it; a typed parameter is sent whole at its close tag.
+func TestLiveTaggedStreamsStringBeforeClose(t *testing.T) {
+	body := strings.Repeat("héllo \"wörld\"\t<b>\n", 300)
+	cases := []struct{ family, out string }{
+		{"qwen3-coder-xml", "<tool_call>\n<function=write_file>\n<parameter=mode>\n 420 \n</parameter>\n<parameter=text>\n" + body + "\n</parameter>\n</function>\n</tool_call>"},
+		{"glm-4.5-4.7", "<tool_call>write_file\n<arg_key>mode</arg_key>\n<arg_value>420</arg_value>\n<arg_key>text</arg_key>\n<arg_value>" + body + "</arg_value>\n</tool_call>"},
+		{"minimax-m2", "<minimax:tool_call>\n<invoke name=\"write_file\">\n<parameter name=\"mode\">420</parameter>\n<parameter name=\"text\">" + body + "</parameter>\n</invoke>\n</minimax:tool_call>"},
+	}
+	var escaped strings.Builder
+	enc := json.NewEncoder(&escaped)
+	enc.SetEscapeHTML(false)
+	enc.Encode(body)
+	want := `{"mode": 420, "text": ` + strings.TrimSpace(escaped.String()) + `}`
+	for _, tc := range cases {
+		fam, _ := Lookup(tc.family)
+		opts := Options{Tools: writeFileTool, NewID: func() string { return "id" }}
+		p := fam.New(opts)
+		closeAt := strings.LastIndex(tc.out, body) + len(body)
+		var got strings.Builder
+		sentBeforeClose, typedWhole := 0, false
+		for i := 0; i < len(tc.out); i += 5 {
+			for _, e := range p.Feed(tc.out[i:min(i+5, len(tc.out))]) {
+				if e.Kind == CallArgs {
+					got.WriteString(e.Text)
+					if strings.Contains(e.Text, "420") {
+						typedWhole = e.Text == `{"mode": 420`
+					}
+				}
+			}
+			if i+5 < closeAt {
+				sentBeforeClose = got.Len()
+			}
+		}
+		for _, e := range p.Close() {
+			if e.Kind == CallArgs {
+				got.WriteString(e.Text)
+			}
+		}
+		if got.String() != want {
+			t.Errorf("%s: fragments join to %.80q…, want %.80q…", tc.family, got.String(), want)
+		}
+		if sentBeforeClose < len(want)-20 {
+			t.Errorf("%s: %d bytes sent before the value's close tag, want nearly all of %d", tc.family, sentBeforeClose, len(want))
+		}
+		if !typedWhole {
+			t.Errorf("%s: the integer parameter was not sent whole as {\"mode\": 420", tc.family)
+		}
+		if r := Run(fam.New(opts), tc.out); len(r.ToolCalls) != 1 || r.ToolCalls[0].Function.Arguments != want {
+			t.Errorf("%s: the whole parse gives %d calls, not the streamed arguments", tc.family, len(r.ToolCalls))
+		}
+	}
+}
+
+// TestLiveTaggedSplitParameter: every split of a tagged call, down to one
+// byte at a time, streams the same arguments, which are the whole parse's;
+// the call is announced before its section ends.
+func TestLiveTaggedSplitParameter(t *testing.T) {
+	fam, _ := Lookup("qwen3-coder-xml")
+	out := "<tool_call>\n<function=write_file>\n<parameter=path>\na\n\nb.txt\n\n</parameter>\n<parameter=text>\nx</parameter\n>é\n</parameter>\n<parameter=mode>7</parameter>\n</function>\n</tool_call>"
+	opts := Options{Tools: writeFileTool}
+	want := Run(fam.New(opts), out).ToolCalls[0].Function.Arguments
+	if want != `{"path": "a\n\nb.txt\n", "text": "x</parameter\n>é", "mode": 7}` {
+		t.Fatalf("whole parse %s", want)
+	}
+	for cut := 1; cut < len(out); cut++ {
+		for _, chunks := range [][]string{{out[:cut], out[cut:]}, bytesOf(out)} {
+			calls := feedEvents(t, "split", fam.New(opts), chunks)
+			if len(calls) != 1 || !calls[0].ended || calls[0].args != want {
+				if len(calls) == 0 {
+					t.Fatalf("cut at %d: no call", cut)
+				}
+				t.Fatalf("cut at %d: %d calls, the first %+v, want one call streaming %s", cut, len(calls), *calls[0], want)
+			}
+			if len(chunks) > 2 && !calls[0].announcedEarly {
+				t.Fatalf("byte by byte: the call was not announced before its section ended")
+			}
+		}
+	}
+}
+
+func bytesOf(s string) []string {
+	out := make([]string, len(s))
+	for i := 0; i < len(s); i++ {
+		out[i] = s[i : i+1]
+	}
+	return out
+}
+
+// TestLiveTaggedWithdrawn: a tagged call announced and then found malformed
+// (or cut, or reading otherwise whole) is withdrawn, and the result is the
+// one without live calls.
+func TestLiveTaggedWithdrawn(t *testing.T) {
+	cases := []struct {
+		name, family, out string
+		calls             int
+	}{
+		{"stray text", "qwen3-coder-xml", "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\noops\n</function>\n</tool_call>", 0},
+		{"cut", "minimax-m2", "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\">unfinish", 0},
+		{"key twice", "glm-4.5-4.7", "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n<arg_key>a</arg_key>\n<arg_value>2</arg_value>\n</tool_call>", 1},
+		{"unpaired", "glm-4.5-4.7", "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n<arg_value>2</arg_value>\n</tool_call>", 0},
+	}
+	for _, tc := range cases {
+		fam, _ := Lookup(tc.family)
+		chunks := randomSplit(rand.New(rand.NewSource(4)), tc.out)
+		opts := Options{NewID: func() string { return "id" }}
+		calls := feedEvents(t, tc.name, fam.New(opts), chunks)
+		if len(calls) == 0 || !calls[0].withdrawn || calls[0].fragments == 0 {
+			t.Errorf("%s: want the call announced, streamed and withdrawn, got %+v", tc.name, calls)
+		}
+		r := Run(fam.New(opts), chunks...)
+		whole := Run(fam.New(opts), tc.out)
+		if !reflect.DeepEqual(r, whole) || len(r.ToolCalls) != tc.calls {
+			t.Errorf("%s: result %+v, want the whole parse's %+v with %d calls", tc.name, r, whole, tc.calls)
+		}
+		if tc.calls == 0 && (r.Content != tc.out || len(r.Diagnostics) == 0) {
+			t.Errorf("%s: want the text as content with a diagnostic, got %+v", tc.name, r)
+		}
 	}
 }
