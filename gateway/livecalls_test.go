@@ -3,6 +3,8 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,6 +13,7 @@ import (
 
 	"github.com/dragoman-dev/dragoman/backend"
 	"github.com/dragoman-dev/dragoman/chat"
+	"github.com/dragoman-dev/dragoman/internal/fixtures"
 )
 
 // A call streams while the model writes it (format's live calls): these
@@ -137,5 +140,53 @@ func TestLiveCallsThroughCapturedAnswer(t *testing.T) {
 	root := spanNamed(t, spans(), "chat qwen")
 	if c := events(root, "dragoman.call"); len(c) != 1 || c[0]["gen_ai.tool.call.arguments"] != `{"city": "Paris"}` {
 		t.Errorf("call events %v", c)
+	}
+}
+
+// A Qwen3-Coder call (tagged values, typed by the tool's schema) streams
+// through Chat Completions: announced at its name, the string parameter's
+// text in fragments before its close tag, the integer sent whole, the
+// fragments adding up to the arguments the whole parse gives.
+func TestLiveTaggedCallThroughChatCompletions(t *testing.T) {
+	tpl, err := os.ReadFile(filepath.Join(fixtures.Require(t), "corpus", "templates", "Qwen3-Coder.jinja"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Repeat("line of the file\n", 40) + "end"
+	out := "<tool_call>\n<function=write_file>\n<parameter=path>\nnotes.txt\n</parameter>\n<parameter=text>\n" + text +
+		"\n</parameter>\n<parameter=mode>\n420\n</parameter>\n</function>\n</tool_call>"
+	rt := &fakeRuntime{kind: backend.Ollama, url: "http://127.0.0.1:1", canComplete: true,
+		models: map[string]backend.ModelInfo{"coder": {Template: string(tpl), TemplateOrigin: "fake runtime", EOSToken: "<|im_end|>"}},
+		script: inPieces(out, 6, chat.FinishStop)}
+	ts := newFakeGateway(t, Config{}, rt)
+	body := `{"model": "coder", "stream": true, "messages": [{"role": "user", "content": "Write notes."}], "tools": [{"type": "function", "function": {"name": "write_file",
+		"parameters": {"type": "object", "properties": {"path": {"type": "string"}, "text": {"type": "string"}, "mode": {"type": "integer"}}}}}]}`
+	events, _ := sseData(t, post(t, ts.URL+"/v1/chat/completions", body).Body)
+	var args, name, finish string
+	deltas, textFragments := 0, 0
+	for _, ev := range events {
+		if f, ok := path(ev, "choices", 0, "finish_reason").(string); ok {
+			finish = f
+		}
+		calls, _ := path(ev, "choices", 0, "delta", "tool_calls").([]any)
+		for _, c := range calls {
+			if n, ok := path(c, "function", "name").(string); ok && n != "" {
+				name = n
+			}
+			if a, ok := path(c, "function", "arguments").(string); ok && a != "" {
+				args += a
+				deltas++
+				if strings.Contains(args, `"text": "`) && !strings.Contains(args, `"mode"`) {
+					textFragments++ // the text, before its close tag
+				}
+			}
+		}
+	}
+	want, _ := json.Marshal(text)
+	if wantArgs := `{"path": "notes.txt", "text": ` + string(want) + `, "mode": 420}`; name != "write_file" || args != wantArgs {
+		t.Errorf("call %q streamed %q, want %q", name, args, wantArgs)
+	}
+	if textFragments < 20 || finish != "tool_calls" {
+		t.Errorf("%d deltas, %d of them the text as it came, finish %q", deltas, textFragments, finish)
 	}
 }
