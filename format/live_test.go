@@ -342,3 +342,28 @@ func TestLiveTaggedWithdrawn(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveTaggedEnds: well-formed tagged calls fed a byte at a time stream
+// to their end and are never withdrawn: a call without parameters, GLM's
+// block whose close marker the runtime consumed (the end of the output ends
+// the call), a Hermes body in Qwen3-Coder's block, Seed-OSS's elements.
+func TestLiveTaggedEnds(t *testing.T) {
+	cases := []struct{ family, out, args string }{
+		{"qwen3-coder-xml", "<tool_call>\n<function=now>\n</function>\n</tool_call>", `{}`},
+		{"qwen3-coder-xml", "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>", `{"a": 1}`},
+		{"glm-4.5-4.7", "<tool_call>now\n</tool_call>", `{}`},
+		{"glm-4.5-4.7", "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>x y</arg_value>\n", `{"a": "x y"}`},
+		{"minimax-m2", "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\">1</parameter>\n<parameter name=\"b\">two</parameter>\n</invoke>\n</minimax:tool_call>", `{"a": "1", "b": "two"}`},
+		{"seed-oss", "<seed:tool_call>\n<function=f>\n<parameter=a>\nx\n</parameter>\n</function>\n</seed:tool_call>", `{"a": "\nx\n"}`},
+	}
+	for _, tc := range cases {
+		fam, _ := Lookup(tc.family)
+		calls := feedEvents(t, tc.family, fam.New(Options{}), bytesOf(tc.out))
+		if len(calls) != 1 || !calls[0].ended || !calls[0].announcedEarly || calls[0].args != tc.args {
+			t.Errorf("%s %q: want one call streamed to its end with %s, got %d calls", tc.family, tc.out, tc.args, len(calls))
+			for _, c := range calls {
+				t.Logf("  %+v", *c)
+			}
+		}
+	}
+}
