@@ -31,6 +31,7 @@ func init() {
 				section: func(buf string, final bool) (int, []call, bool, error) {
 					return sectionResult(kimiSection(buf, final, o.Tools))
 				},
+				liveCall: liveKimi,
 			}, o)
 		},
 		Detect: func(t string) bool {
@@ -196,6 +197,35 @@ func kimiToolByArgs(ref, name, args string, tools []chat.Tool) (string, bool) {
 		}
 	}
 	return fit, fit != ""
+// liveKimi announces the first call of a section (live.go) once its
+// reference and the start of its JSON arguments show, read as kimiCall
+// reads them; the reference is the call's id.
+func liveKimi(section string) (id, name string, argsAt int, ok bool) {
+	opener := kimiSectionBegin
+	if strings.HasPrefix(section, kimiSectionBeginAlt) {
+		opener = kimiSectionBeginAlt
+	}
+	// The reference is looked for in a bounded window, so that a long one
+	// does not cost a scan per chunk; it is left to the whole parse.
+	window := section[:min(len(section), len(opener)+maxLiveName+len(kimiCallBegin)+len(kimiArgBegin)+64)]
+	c := &secScan{s: window, i: len(opener)}
+	c.space()
+	if c.lit(kimiCallBegin) != litMatched {
+		return "", "", 0, false
+	}
+	ref, err := c.until(kimiArgBegin, "the call id")
+	if err != nil {
+		return "", "", 0, false
+	}
+	if id, name = kimiCallRef(strings.TrimSpace(ref)); name == "" {
+		return "", "", 0, false
+	}
+	c.s = section
+	c.space()
+	if c.i >= len(section) || section[c.i] != '{' {
+		return "", "", 0, false
+	}
+	return id, name, c.i, true
 }
 
 // kimiCallRef splits functions.NAME:IDX: the whole is the id, the name is

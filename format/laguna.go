@@ -37,6 +37,7 @@ func init() {
 					}
 					return glmSection(buf, final, o.Tools)
 				},
+				liveTags: glmLiveTags,
 			}, o), thinkEndTag, o)
 		},
 		Detect: func(t string) bool {

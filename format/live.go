@@ -29,7 +29,7 @@ import (
 type liveCall struct {
 	on, done bool // announced; its arguments object has ended
 	index    int
-	name     string
+	id, name string // id: the call's own, written in the section (Kimi), or none
 	// Offsets in the engine's buf, which starts with the open section.
 	start, scanned, sent int // the arguments' start, how far scanned, how far streamed
 	depth                int
@@ -43,9 +43,9 @@ type liveCall struct {
 func (e *engine) liveAdvance() {
 	l := &e.live
 	if !l.on {
-		name, at, ok := "", 0, false
+		id, name, at, ok := "", "", 0, false
 		if e.m.liveCall != nil {
-			name, at, ok = e.m.liveCall(e.buf)
+			id, name, at, ok = e.m.liveCall(e.buf)
 		}
 		tagged := false
 		if !ok && e.m.liveTags != nil {
@@ -63,12 +63,15 @@ func (e *engine) liveAdvance() {
 		if !ok {
 			return
 		}
-		*l = liveCall{on: true, index: e.calls, name: name, start: at, scanned: at, sent: at, tagged: tagged}
+		*l = liveCall{on: true, index: e.calls, id: id, name: name, start: at, scanned: at, sent: at, tagged: tagged}
 		l.tags.at = at
 		if tagged {
 			l.tags.sent = make([]byte, 0, 256) // most calls' arguments fit
 		}
-		e.out = append(e.out, Event{Kind: CallStart, Index: l.index, ID: e.newID(), Name: name})
+		if id == "" {
+			id = e.newID()
+		}
+		e.out = append(e.out, Event{Kind: CallStart, Index: l.index, ID: id, Name: name})
 	}
 	if l.done {
 		return
@@ -134,7 +137,7 @@ func (e *engine) confirmLive(calls []call, offset int) []call {
 	} else if l.done {
 		streamed = e.buf[l.start:l.sent]
 	}
-	if len(calls) == 0 || calls[0].name != l.name || calls[0].id != "" || !l.done || calls[0].args != streamed {
+	if len(calls) == 0 || calls[0].name != l.name || calls[0].id != l.id || !l.done || calls[0].args != streamed {
 		e.out = append(e.out, Event{Kind: CallWithdrawn, Index: l.index})
 		e.calls++
 		return calls
@@ -161,25 +164,25 @@ func (e *engine) withdrawLive() {
 // {"name": "NAME", "arguments": {...}} after the opener, members in that
 // order (what the templates render and models write). A name with an escape
 // is not announced: the parse decodes it.
-func liveNameArguments(opener string) func(string) (string, int, bool) {
-	return func(section string) (string, int, bool) {
+func liveNameArguments(opener string) func(string) (string, string, int, bool) {
+	return func(section string) (string, string, int, bool) {
 		c := jsonCursor{s: section, i: len(opener)}
 		if !c.lit("{") || !c.lit(`"name"`) || !c.lit(":") || !c.lit(`"`) {
-			return "", 0, false
+			return "", "", 0, false
 		}
 		// A name longer than maxLiveName is left to the whole parse, so that
 		// looking for its end on every chunk stays bounded.
 		end := strings.IndexAny(section[c.i:min(len(section), c.i+maxLiveName)], `"\`)
 		if end <= 0 || section[c.i+end] != '"' {
-			return "", 0, false
+			return "", "", 0, false
 		}
 		name := section[c.i : c.i+end]
 		c.i += end + 1
 		if strings.ContainsFunc(name, func(r rune) bool { return r < ' ' }) ||
 			!c.lit(",") || !c.lit(`"arguments"`) || !c.lit(":") || !c.lit("{") {
-			return "", 0, false
+			return "", "", 0, false
 		}
-		return name, c.i - 1, true
+		return "", name, c.i - 1, true
 	}
 }
 

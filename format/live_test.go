@@ -355,6 +355,8 @@ func TestLiveTaggedEnds(t *testing.T) {
 		{"glm-4.5-4.7", "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>x y</arg_value>\n", `{"a": "x y"}`},
 		{"minimax-m2", "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\">1</parameter>\n<parameter name=\"b\">two</parameter>\n</invoke>\n</minimax:tool_call>", `{"a": "1", "b": "two"}`},
 		{"seed-oss", "<seed:tool_call>\n<function=f>\n<parameter=a>\nx\n</parameter>\n</function>\n</seed:tool_call>", `{"a": "\nx\n"}`},
+		{"laguna", "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call></assistant>", `{"a": "1"}`},
+		{"kimi-k2", "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:3<|tool_call_argument_begin|>{\"a\": 1}<|tool_call_end|><|tool_calls_section_end|>", `{"a": 1}`},
 	}
 	for _, tc := range cases {
 		fam, _ := Lookup(tc.family)
@@ -365,5 +367,18 @@ func TestLiveTaggedEnds(t *testing.T) {
 				t.Logf("  %+v", *c)
 			}
 		}
+	}
+	// Kimi's call is announced with the id the model wrote.
+	fam, _ := Lookup("kimi-k2")
+	p := fam.New(Options{})
+	out := "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:3<|tool_call_argument_begin|>{\"a\": "
+	announced := false
+	for _, e := range p.Feed(out) {
+		if e.Kind == CallStart {
+			announced = e.ID == "functions.f:3" && e.Name == "f"
+		}
+	}
+	if !announced {
+		t.Errorf("kimi-k2: the call was not announced with the id the model wrote")
 	}
 }

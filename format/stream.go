@@ -66,10 +66,11 @@ type markup struct {
 	contentOpen []string
 	section     sectionFunc
 	// liveCall, when set, lets a call be announced before its section ends
-	// (live.go): given the open section, it returns the call's name and where
-	// its arguments object starts, once both are there; ok is false until
-	// then, and always for a section of another shape, which is parsed whole.
-	liveCall func(section string) (name string, argsAt int, ok bool)
+	// (live.go): given the open section, it returns the call's name (and its
+	// id, when the model writes one) and where its arguments object starts,
+	// once they are there; ok is false until then, and always for a section
+	// of another shape, which is parsed whole.
+	liveCall func(section string) (id, name string, argsAt int, ok bool)
 	// liveTags, when set, streams calls whose arguments are tagged values
 	// (live.go); a section liveCall does not announce is tried with it.
 	liveTags *liveTags
