@@ -279,6 +279,14 @@ func (j *joiner) add(t string) {
 			j.b = make([]byte, 0, max(2*(len(j.s)+len(t)), 64))
 			j.b = append(j.b, j.s...)
 		}
+		if n := len(j.b) + len(t); n > cap(j.b) {
+			// Twice the size (append grows large slices by a quarter): a
+			// call streamed in small fragments is copied a few times, not
+			// a dozen.
+			b := make([]byte, len(j.b), max(2*cap(j.b), n))
+			copy(b, j.b)
+			j.b = b
+		}
 		j.b = append(j.b, t...)
 	}
 }

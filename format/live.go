@@ -65,9 +65,7 @@ func (e *engine) liveAdvance() {
 		}
 		*l = liveCall{on: true, index: e.calls, id: id, name: name, start: at, scanned: at, sent: at, tagged: tagged}
 		l.tags.at = at
-		if tagged {
-			l.tags.sent = make([]byte, 0, 256) // most calls' arguments fit
-		}
+		l.tags.segs = l.tags.segBuf[:0]
 		if id == "" {
 			id = e.newID()
 		}
@@ -122,30 +120,30 @@ func (l *liveCall) scanObject(buf string) int {
 // one streamed, and withdraws it otherwise; it returns the calls still to
 // emit whole. buf still holds the section.
 func (e *engine) confirmLive(calls []call, offset int) []call {
-	l := e.live
+	l := &e.live
 	if !l.on {
 		return calls
 	}
 	if l.tagged && !l.done && e.closed {
 		e.liveTagsAdvance(true) // the end of the output may end the call
-		l = e.live
 	}
-	e.live = liveCall{}
-	streamed := ""
-	if l.tagged {
-		streamed = unsafe.String(unsafe.SliceData(l.tags.sent), len(l.tags.sent))
-	} else if l.done {
-		streamed = e.buf[l.start:l.sent]
+	same := len(calls) > 0 && calls[0].name == l.name && calls[0].id == l.id && l.done
+	if same && l.tagged {
+		same = l.tags.matches(calls[0].args, e.buf)
+	} else if same {
+		same = calls[0].args == e.buf[l.start:l.sent]
 	}
-	if len(calls) == 0 || calls[0].name != l.name || calls[0].id != l.id || !l.done || calls[0].args != streamed {
-		e.out = append(e.out, Event{Kind: CallWithdrawn, Index: l.index})
+	index, name := l.index, l.name
+	e.live = liveCall{} // l's segs point into it: read them first
+	if !same {
+		e.out = append(e.out, Event{Kind: CallWithdrawn, Index: index})
 		e.calls++
 		return calls
 	}
-	if _, ok := toolSchema(e.opts.Tools, l.name); !ok && len(e.opts.Tools) > 0 {
-		e.diag("unknown-tool", "the model called "+quote(l.name)+", which the request did not offer", offset)
+	if _, ok := toolSchema(e.opts.Tools, name); !ok && len(e.opts.Tools) > 0 {
+		e.diag("unknown-tool", "the model called "+quote(name)+", which the request did not offer", offset)
 	}
-	e.out = append(e.out, Event{Kind: CallEnd, Index: l.index})
+	e.out = append(e.out, Event{Kind: CallEnd, Index: index})
 	e.calls++
 	return calls[1:]
 }
@@ -257,10 +255,11 @@ type taggedState struct {
 	stream   bool // the open value is a string, streamed as it arrives
 	sentRaw  int  // bytes of the open value sent
 	searched int  // where looking for the value's close tag resumes
-	// sent holds the fragments sent; each event's text is a view of its
-	// part (the bytes are never written again).
-	sent []byte
-	scan rawScan // the element readers' cursor (kept here: they are called through func values)
+	// segs are the fragments sent, in order: fixed text, and the ranges of
+	// buf sent as a string's escaped inside (a long value is one range).
+	segs   []liveSeg
+	segBuf [8]liveSeg // backs segs while they fit
+	scan   rawScan    // the element readers' cursor (kept here: they are called through func values)
 }
 
 // maxLiveGap bounds the markup between two elements that the stream waits
@@ -293,9 +292,7 @@ func (e *engine) liveTagsAdvance(final bool) {
 						n-- // may be the layout before the close tag
 					}
 					if n > 0 {
-						from := len(t.sent)
-						t.sent = appendJSONStringText(t.sent, rest[:n])
-						e.liveFlush(from)
+						e.liveRaw(t.valueAt+t.sentRaw, t.valueAt+t.sentRaw+n)
 						t.sentRaw += n
 					}
 				}
@@ -306,9 +303,8 @@ func (e *engine) liveTagsAdvance(final bool) {
 				raw = strings.TrimSuffix(raw, "\n")
 			}
 			if t.stream {
-				from := len(t.sent)
-				t.sent = append(appendJSONStringText(t.sent, raw[t.sentRaw:]), '"')
-				e.liveFlush(from)
+				e.liveRaw(t.valueAt+t.sentRaw, t.valueAt+len(raw))
+				e.liveText(`"`)
 			} else if !e.liveValue(t.key, raw) {
 				l.done = true // the parse decides
 				return
@@ -324,9 +320,8 @@ func (e *engine) liveTagsAdvance(final bool) {
 			t.inValue, t.key, t.valueAt, t.leadSeen, t.sentRaw = true, key, c.i, false, 0
 			if types := schemaTypes(toolProperties(e.opts.Tools, l.name)[key], 0); (len(types) == 0 || types["string"]) && !types["object"] && !types["array"] {
 				t.stream = true
-				from := len(t.sent)
-				t.sent = append(e.appendLiveKey(t.sent, key), '"')
-				e.liveFlush(from)
+				b := append(e.appendLiveKey(make([]byte, 0, len(key)+8), key), '"')
+				e.liveText(unsafe.String(unsafe.SliceData(b), len(b))) // b is not written again
 			} else {
 				t.stream = false
 			}
@@ -340,12 +335,11 @@ func (e *engine) liveTagsAdvance(final bool) {
 		case errors.Is(err, errNeedMore) && len(buf)-t.at <= maxLiveGap:
 			return
 		case err == nil && ok:
-			from := len(t.sent)
 			if t.params == 0 {
-				t.sent = append(t.sent, '{')
+				e.liveText("{}")
+			} else {
+				e.liveText("}")
 			}
-			t.sent = append(t.sent, '}')
-			e.liveFlush(from)
 		}
 		l.done = true
 	}
@@ -376,24 +370,65 @@ func (e *engine) liveValue(key, raw string) bool {
 	if err != nil {
 		return false
 	}
-	t := &e.live.tags
-	from := len(t.sent)
-	b, err := appendSpacedJSON(e.appendLiveKey(t.sent, key), v)
+	b, err := appendSpacedJSON(e.appendLiveKey(make([]byte, 0, len(key)+16), key), v)
 	if err != nil {
 		return false
 	}
-	t.sent = b
-	e.liveFlush(from)
+	e.liveText(unsafe.String(unsafe.SliceData(b), len(b))) // b is not written again
 	return true
 }
 
-// liveFlush streams what was added to the tagged call's fragments since from.
-func (e *engine) liveFlush(from int) {
+// liveSeg is one fragment of a tagged call's arguments: text, or (to >
+// from) the range of buf whose bytes went out escaped as a string's inside.
+type liveSeg struct {
+	text     string
+	from, to int
+}
+
+// liveText streams a fixed fragment of the tagged call's arguments.
+func (e *engine) liveText(text string) {
 	t := &e.live.tags
-	if len(t.sent) > from {
-		text := unsafe.String(&t.sent[from], len(t.sent)-from)
-		e.out = append(e.out, Event{Kind: CallArgs, Index: e.live.index, Text: text})
+	t.segs = append(t.segs, liveSeg{text: text})
+	e.out = append(e.out, Event{Kind: CallArgs, Index: e.live.index, Text: text})
+}
+
+// liveRaw streams buf[from:to], a piece of a string value, escaped; pieces
+// that follow each other in buf make one segment.
+func (e *engine) liveRaw(from, to int) {
+	t := &e.live.tags
+	if to <= from {
+		return
 	}
+	if n := len(t.segs); n > 0 && t.segs[n-1].to > t.segs[n-1].from && t.segs[n-1].to == from {
+		t.segs[n-1].to = to
+	} else {
+		t.segs = append(t.segs, liveSeg{from: from, to: to})
+	}
+	text := e.buf[from:to] // written as it is, mostly
+	if !plainASCII(text) {
+		b := appendJSONStringText(nil, text)
+		text = unsafe.String(unsafe.SliceData(b), len(b)) // b is not written again
+	}
+	e.out = append(e.out, Event{Kind: CallArgs, Index: e.live.index, Text: text})
+}
+
+// matches reports whether the fragments sent join to args; buf still holds
+// the section.
+func (t *taggedState) matches(args, buf string) bool {
+	for _, s := range t.segs {
+		text := s.text
+		if s.to > s.from {
+			text = buf[s.from:s.to]
+			if !plainASCII(text) {
+				text = string(appendJSONStringText(nil, text))
+			}
+		}
+		if !strings.HasPrefix(args, text) {
+			return false
+		}
+		args = args[len(text):]
+	}
+	return args == ""
 }
 
 // appendJSONStringText appends s as the inside of a JSON string, escaped as
