@@ -190,3 +190,41 @@ func TestLiveTaggedCallThroughChatCompletions(t *testing.T) {
 		t.Errorf("%d deltas, %d of them the text as it came, finish %q", deltas, textFragments, finish)
 	}
 }
+
+// A MiniMax M2 call (corpus template) streams to an Anthropic client as
+// input_json_delta fragments that add up to the typed arguments.
+func TestLiveTaggedCallThroughAnthropic(t *testing.T) {
+	tpl, err := os.ReadFile(filepath.Join(fixtures.Require(t), "corpus", "templates", "MiniMax-M2.jinja"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Repeat("a line \"quoted\"\n", 30)
+	out := "<think>\nWriting it.\n</think>\n\n<minimax:tool_call>\n<invoke name=\"write_file\">\n<parameter name=\"mode\">420</parameter>\n<parameter name=\"text\">" +
+		text + "</parameter>\n</invoke>\n</minimax:tool_call>"
+	rt := &fakeRuntime{kind: backend.Ollama, url: "http://127.0.0.1:1", canComplete: true,
+		models: map[string]backend.ModelInfo{"m2": {Template: string(tpl), TemplateOrigin: "fake runtime", EOSToken: "[e~["}},
+		script: inPieces(out, 5, chat.FinishStop)}
+	ts := newFakeGateway(t, Config{}, rt)
+	_, data := postMessages(t, ts, `{"model": "m2", "max_tokens": 100, "stream": true, "messages": [{"role": "user", "content": "Write."}],
+		"tools": [{"name": "write_file", "input_schema": {"type": "object", "properties": {"text": {"type": "string"}, "mode": {"type": "integer"}}}}]}`)
+	evs := readSSE(t, data)
+	index, fragments := -1.0, 0
+	for _, e := range evs {
+		if e.name == "content_block_start" && path(e.data, "content_block", "type") == "tool_use" {
+			index = e.data["index"].(float64)
+		}
+		if e.name == "content_block_delta" && e.data["index"] == index && path(e.data, "delta", "type") == "input_json_delta" {
+			fragments++
+		}
+	}
+	want, _ := json.Marshal(text)
+	if got := deltaText(evs, int(index), "partial_json"); got != `{"mode": 420, "text": `+string(want)+`}` {
+		t.Errorf("partial_json adds up to %q", got)
+	}
+	if fragments < 20 {
+		t.Errorf("%d input_json_delta events, want the text as it came", fragments)
+	}
+	if s := shape(evs); s[len(s)-2] != "message_delta tool_use" {
+		t.Errorf("events %v", s)
+	}
+}
