@@ -38,6 +38,7 @@ func init() {
 				section: func(buf string, final bool) (int, []call, bool, error) {
 					return sectionResult(dsmlSection(o.Tools, buf, final))
 				},
+				liveTags: dsmlLiveTags,
 			}, o)
 		},
 		// The templates build the tags from a dsml_token variable; the probe
@@ -205,6 +206,74 @@ func dsmlParameter(c *secScan, props map[string]json.RawMessage) (string, any, e
 		return "", nil, err
 	}
 	return key, v, nil
+}
+
+// dsmlLiveTags streams the first invoke of a section (live.go), read as
+// dsmlSection reads it; an invoke whose body is a JSON object is parsed
+// whole. A parameter's string attribute says how its value is typed.
+var dsmlLiveTags = &liveTags{
+	head: func(c *rawScan) (string, error) {
+		s := secScan{s: c.s, i: c.i, final: c.final}
+		s.space()
+		if r := s.lit(dsmlInvoke); r != litMatched {
+			if r == litPartial {
+				return "", errNeedMore
+			}
+			return "", errors.New("not an invoke element")
+		}
+		attrs, err := s.attributes("invoke", ">")
+		if err != nil {
+			return "", err
+		}
+		s.space()
+		switch {
+		case attrs["name"] == "":
+			return "", errors.New("the invoke element has no name")
+		case s.i >= len(s.s):
+			return "", errNeedMore // a JSON body may follow
+		case s.s[s.i] == '{':
+			return "", errors.New("a JSON body")
+		}
+		c.i = s.i
+		return attrs["name"], nil
+	},
+	param: func(c *rawScan) (string, valueMode, bool, error) {
+		s := secScan{s: c.s, i: c.i, final: c.final}
+		s.space()
+		switch s.lit(dsmlParam) {
+		case litPartial:
+			if !c.final {
+				return "", bySchema, false, errNeedMore
+			}
+			return "", bySchema, false, nil
+		case litAbsent:
+			return "", bySchema, false, nil
+		}
+		attrs, err := s.attributes("parameter", ">")
+		if err != nil {
+			return "", bySchema, false, err
+		}
+		key, ok := attrs["name"]
+		if !ok || key == "" {
+			return "", bySchema, false, errors.New("a parameter element has no name")
+		}
+		c.i = s.i
+		switch attrs["string"] {
+		case "true":
+			return key, verbatim, true, nil
+		case "false":
+			return key, jsonOrType, true, nil
+		}
+		return key, bySchema, true, nil
+	},
+	end: func(c *rawScan) (bool, error) {
+		c.space()
+		if c.final && (strings.HasPrefix(dsmlInvokeEnd, c.rest()) || strings.HasPrefix(dsmlParam, c.rest())) {
+			return true, nil // the output ends after complete parameters
+		}
+		return c.peek(dsmlInvokeEnd)
+	},
+	valueClose: dsmlParamEnd,
 }
 
 // dsmlCalls: invoke elements in function_calls (V3.2) or tool_calls (V4);

@@ -146,13 +146,13 @@ func functionLiveTags(layout bool) *liveTags {
 			}
 			return c.name('>', "the function name")
 		},
-		param: func(c *rawScan) (string, bool, error) {
+		param: func(c *rawScan) (string, valueMode, bool, error) {
 			c.space()
 			if ok, err := c.peek(xmlParameterOpen); !ok || err != nil {
-				return "", false, err
+				return "", bySchema, false, err
 			}
 			key, err := c.name('>', "a parameter name")
-			return key, err == nil, err
+			return key, bySchema, err == nil, err
 		},
 		end: func(c *rawScan) (bool, error) {
 			c.space()

@@ -284,22 +284,22 @@ var glmLiveTags = &liveTags{
 		}
 		return name, nil
 	},
-	param: func(c *rawScan) (string, bool, error) {
+	param: func(c *rawScan) (string, valueMode, bool, error) {
 		if err := glmLayout(c); err != nil {
-			return "", false, err
+			return "", bySchema, false, err
 		}
 		if ok, err := c.peek(glmKeyOpen); !ok || err != nil {
-			return "", false, err
+			return "", bySchema, false, err
 		}
 		key, err := c.until(glmKeyClose, "an <arg_key>")
 		if err != nil {
-			return "", false, err
+			return "", bySchema, false, err
 		}
 		key = strings.TrimSpace(key)
 		if err := glmLayout(c); err != nil {
-			return "", false, err
+			return "", bySchema, false, err
 		}
-		return key, true, c.expectOf(glmValOpen, "the value of ", key, "")
+		return key, bySchema, true, c.expectOf(glmValOpen, "the value of ", key, "")
 	},
 	end: func(c *rawScan) (bool, error) {
 		if err := glmLayout(c); err != nil {

@@ -49,11 +49,18 @@ func (e *engine) liveAdvance() {
 		}
 		tagged := false
 		if !ok && e.m.liveTags != nil {
-			if !strings.HasPrefix(e.buf, e.m.callOpen[0]) {
+			opener := ""
+			for _, o := range e.m.callOpen {
+				if strings.HasPrefix(e.buf, o) {
+					opener = o
+					break
+				}
+			}
+			if opener == "" {
 				return
 			}
 			c := &l.tags.scan
-			*c = rawScan{s: e.buf, i: len(e.m.callOpen[0])}
+			*c = rawScan{s: e.buf, i: len(opener)}
 			var err error
 			if name, err = e.m.liveTags.head(c); err != nil {
 				return
@@ -232,10 +239,10 @@ type liveTags struct {
 	// the opener): its name; errNeedMore while it may still come, another
 	// error for a section the stream leaves to the whole parse.
 	head func(c *rawScan) (name string, err error)
-	// param reads the opening of a parameter at c, layout first: its key,
-	// with c after the tag that starts the value; ok is false when no
-	// parameter opens there.
-	param func(c *rawScan) (key string, ok bool, err error)
+	// param reads the opening of a parameter at c, layout first: its key
+	// and how its value is typed, with c after the tag that starts the
+	// value; ok is false when no parameter opens there.
+	param func(c *rawScan) (key string, mode valueMode, ok bool, err error)
 	// end reads the end of the call's element at c, layout first.
 	end        func(c *rawScan) (bool, error)
 	valueClose string // ends a value
@@ -244,12 +251,22 @@ type liveTags struct {
 	value func(props map[string]json.RawMessage, key, raw string) (any, error)
 }
 
+// valueMode says how a parameter's value is typed.
+type valueMode uint8
+
+const (
+	bySchema   valueMode = iota // by the tool's schema (Decision 7)
+	verbatim                    // a string, whatever it holds (DSML's string="true")
+	jsonOrType                  // JSON when valid, else by the schema (DSML's string="false")
+)
+
 // taggedState is the stream's place in a tagged call.
 type taggedState struct {
 	at       int // where the next element starts, in buf
 	params   int // parameters sent
 	inValue  bool
 	key      string
+	mode     valueMode
 	valueAt  int  // the open value's first byte (after a layout newline)
 	leadSeen bool // the value's first byte has been seen (layout newline decided)
 	stream   bool // the open value is a string, streamed as it arrives
@@ -315,10 +332,11 @@ func (e *engine) liveTagsAdvance(final bool) {
 		}
 		c := &t.scan
 		*c = rawScan{s: buf, i: t.at, final: final}
-		key, ok, err := tags.param(c)
+		key, mode, ok, err := tags.param(c)
 		if err == nil && ok {
-			t.inValue, t.key, t.valueAt, t.leadSeen, t.sentRaw = true, key, c.i, false, 0
-			if types := schemaTypes(toolProperties(e.opts.Tools, l.name)[key], 0); (len(types) == 0 || types["string"]) && !types["object"] && !types["array"] {
+			t.inValue, t.key, t.mode, t.valueAt, t.leadSeen, t.sentRaw = true, key, mode, c.i, false, 0
+			if types := schemaTypes(toolProperties(e.opts.Tools, l.name)[key], 0); mode == verbatim ||
+				mode == bySchema && (len(types) == 0 || types["string"]) && !types["object"] && !types["array"] {
 				t.stream = true
 				b := append(e.appendLiveKey(make([]byte, 0, len(key)+8), key), '"')
 				e.liveText(unsafe.String(unsafe.SliceData(b), len(b))) // b is not written again
@@ -362,9 +380,12 @@ func (e *engine) liveValue(key, raw string) bool {
 	props := toolProperties(e.opts.Tools, e.live.name)
 	var v any
 	var err error
-	if e.m.liveTags.value != nil {
+	switch t := strings.TrimSpace(raw); {
+	case e.live.tags.mode == jsonOrType && json.Valid([]byte(t)):
+		v = json.RawMessage(t)
+	case e.m.liveTags.value != nil:
 		v, err = e.m.liveTags.value(props, key, raw)
-	} else {
+	default:
 		v, err = typeValue(raw, props[key])
 	}
 	if err != nil {

@@ -230,6 +230,7 @@ func TestLiveTaggedStreamsStringBeforeClose(t *testing.T) {
 		{"qwen3-coder-xml", "<tool_call>\n<function=write_file>\n<parameter=mode>\n 420 \n</parameter>\n<parameter=text>\n" + body + "\n</parameter>\n</function>\n</tool_call>"},
 		{"glm-4.5-4.7", "<tool_call>write_file\n<arg_key>mode</arg_key>\n<arg_value>420</arg_value>\n<arg_key>text</arg_key>\n<arg_value>" + body + "</arg_value>\n</tool_call>"},
 		{"minimax-m2", "<minimax:tool_call>\n<invoke name=\"write_file\">\n<parameter name=\"mode\">420</parameter>\n<parameter name=\"text\">" + body + "</parameter>\n</invoke>\n</minimax:tool_call>"},
+		{"deepseek-v3.2-dsml", "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"write_file\">\n<｜DSML｜parameter name=\"mode\" string=\"false\">420</｜DSML｜parameter>\n<｜DSML｜parameter name=\"text\" string=\"true\">" + body + "</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"},
 	}
 	var escaped strings.Builder
 	enc := json.NewEncoder(&escaped)
@@ -356,6 +357,7 @@ func TestLiveTaggedEnds(t *testing.T) {
 		{"minimax-m2", "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\">1</parameter>\n<parameter name=\"b\">two</parameter>\n</invoke>\n</minimax:tool_call>", `{"a": "1", "b": "two"}`},
 		{"seed-oss", "<seed:tool_call>\n<function=f>\n<parameter=a>\nx\n</parameter>\n</function>\n</seed:tool_call>", `{"a": "\nx\n"}`},
 		{"laguna", "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call></assistant>", `{"a": "1"}`},
+		{"deepseek-v3.2-dsml", "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"false\">[1, 2]</｜DSML｜parameter>\n<｜DSML｜parameter name=\"b\" string=\"true\">3</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>", `{"a": [1, 2], "b": "3"}`},
 		{"kimi-k2", "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:3<|tool_call_argument_begin|>{\"a\": 1}<|tool_call_end|><|tool_calls_section_end|>", `{"a": 1}`},
 	}
 	for _, tc := range cases {
@@ -380,5 +382,26 @@ func TestLiveTaggedEnds(t *testing.T) {
 	}
 	if !announced {
 		t.Errorf("kimi-k2: the call was not announced with the id the model wrote")
+	}
+}
+
+// TestLiveTaggedLeavesJSONBodies: a tagged family's call written with a
+// JSON body is not announced as tags (which would withdraw it); it comes
+// whole, or streams as JSON where the family streams JSON bodies.
+func TestLiveTaggedLeavesJSONBodies(t *testing.T) {
+	cases := []struct{ family, out, args string }{
+		{"deepseek-v3.2-dsml", "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n{\"a\": 1}\n</｜DSML｜invoke>\n</｜DSML｜function_calls>", `{"a": 1}`},
+		{"glm-4.5-4.7", "<tool_call>f\n{\"a\": 1}\n</tool_call>", `{"a": 1}`},
+		{"glm-4.5-4.7", "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>", `{"a": 1}`},
+	}
+	for _, tc := range cases {
+		fam, _ := Lookup(tc.family)
+		calls := feedEvents(t, tc.family, fam.New(Options{}), bytesOf(tc.out))
+		if len(calls) != 1 || !calls[0].ended || calls[0].args != tc.args {
+			t.Errorf("%s %q: want one call with %s, never withdrawn; got %d calls", tc.family, tc.out, tc.args, len(calls))
+			for _, c := range calls {
+				t.Logf("  %+v", *c)
+			}
+		}
 	}
 }

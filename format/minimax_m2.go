@@ -156,17 +156,17 @@ var m2LiveTags = &liveTags{
 		c.space()
 		return name, c.expect(">", "the end of the invoke tag")
 	},
-	param: func(c *rawScan) (string, bool, error) {
+	param: func(c *rawScan) (string, valueMode, bool, error) {
 		c.space()
 		if ok, err := c.peek(m2Parameter); !ok || err != nil {
-			return "", false, err
+			return "", bySchema, false, err
 		}
 		key, err := c.attr("a parameter name")
 		if err != nil {
-			return "", false, err
+			return "", bySchema, false, err
 		}
 		c.space()
-		return key, true, c.expect(">", "the end of the parameter tag")
+		return key, bySchema, true, c.expect(">", "the end of the parameter tag")
 	},
 	end: func(c *rawScan) (bool, error) {
 		c.space()
