@@ -358,6 +358,7 @@ func TestLiveTaggedEnds(t *testing.T) {
 		{"seed-oss", "<seed:tool_call>\n<function=f>\n<parameter=a>\nx\n</parameter>\n</function>\n</seed:tool_call>", `{"a": "\nx\n"}`},
 		{"laguna", "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call></assistant>", `{"a": "1"}`},
 		{"deepseek-v3.2-dsml", "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"false\">[1, 2]</｜DSML｜parameter>\n<｜DSML｜parameter name=\"b\" string=\"true\">3</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>", `{"a": [1, 2], "b": "3"}`},
+		{"step3", "</think><｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\"><steptml:parameter name=\"a\">x\n</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>", `{"a": "x\n"}`},
 		{"kimi-k2", "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:3<|tool_call_argument_begin|>{\"a\": 1}<|tool_call_end|><|tool_calls_section_end|>", `{"a": 1}`},
 	}
 	for _, tc := range cases {

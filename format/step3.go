@@ -34,6 +34,7 @@ func init() {
 				section: func(buf string, final bool) (int, []call, bool, error) {
 					return step3Section(o.Tools, buf, final)
 				},
+				liveTags: step3LiveTags,
 			}, o)
 		},
 		Detect: func(t string) bool {
@@ -153,4 +154,67 @@ func step3Calls() *CallSyntax {
 			paramTags{KeyOpen: "<" + step3NS + `:parameter name="`, KeyClose: `">`, After: []string{lit("</" + step3NS + ":parameter>")}},
 			Value{Stop: "</" + step3NS + ":parameter>"}),
 	}, "", thinkEndTag)
+}
+
+// step3LiveTags streams the first call of a section (live.go), read as
+// step3Section and parseInvoke read it: the text before the separator and
+// between it and the invoke element is skipped (within a bounded window).
+var step3LiveTags = &liveTags{
+	head: func(c *rawScan) (string, error) {
+		c.space()
+		if err := c.expect(step3CallBegin, "a call"); err != nil {
+			return "", err
+		}
+		window := c.rest()[:min(len(c.rest()), maxRawName)]
+		sep := strings.Index(window, step3Sep)
+		if end := strings.Index(window, step3CallEnd); end >= 0 && (sep < 0 || end < sep) || sep < 0 && len(window) == maxRawName {
+			return "", errors.New("no separator in the call")
+		}
+		if sep < 0 {
+			return "", errNeedMore
+		}
+		c.i += sep + len(step3Sep)
+		open := "<" + step3NS + `:invoke name="`
+		window = c.rest()[:min(len(c.rest()), maxRawName)]
+		at := strings.Index(window, open)
+		if at < 0 {
+			if len(window) == maxRawName || strings.Contains(window, step3CallEnd) {
+				return "", errors.New("no invoke element in the call")
+			}
+			return "", errNeedMore
+		}
+		c.i += at + len(open)
+		return step3AttrValue(c)
+	},
+	param: func(c *rawScan) (string, valueMode, bool, error) {
+		c.space()
+		if ok, err := c.peek("<" + step3NS + `:parameter name="`); !ok || err != nil {
+			return "", bySchema, false, err
+		}
+		key, err := step3AttrValue(c)
+		return key, bySchema, err == nil, err
+	},
+	end: func(c *rawScan) (bool, error) {
+		c.space()
+		return c.peek("</" + step3NS + ":invoke>")
+	},
+	valueClose: "</" + step3NS + ":parameter>",
+}
+
+// step3AttrValue reads a name up to `">`, as parseInvoke does: not empty,
+// without <, >, " or a newline.
+func step3AttrValue(c *rawScan) (string, error) {
+	r := c.rest()
+	j := strings.Index(r, `">`)
+	if j < 0 {
+		if strings.ContainsAny(r, "<>\n") || len(r) > maxRawName || c.final {
+			return "", errors.New("not a valid name")
+		}
+		return "", errNeedMore
+	}
+	if v := r[:j]; v != "" && !strings.ContainsAny(v, "<>\"\n") {
+		c.i += j + 2
+		return v, nil
+	}
+	return "", errors.New("not a valid name")
 }
