@@ -406,3 +406,52 @@ func TestLiveTaggedLeavesJSONBodies(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLiveCalls: arbitrary output to every live family in random splits:
+// the result is the whole parse's, and every call that ends streamed the
+// whole parse's arguments.
+//
+//	go test ./format -run '^$' -fuzz FuzzLiveCalls -fuzztime 60s
+func FuzzLiveCalls(f *testing.F) {
+	var fams []*Family
+	for _, fam := range Families() {
+		if liveFamily(fam) {
+			fams = append(fams, fam)
+		}
+	}
+	for _, v := range loadVectors(f) {
+		if fam, ok := Lookup(v.Family); ok && liveFamily(fam) && v.Scope == "full_output" {
+			f.Add(v.Input, int64(len(v.Input)))
+		}
+	}
+	f.Fuzz(func(t *testing.T, out string, seed int64) {
+		if !utf8.ValidString(out) {
+			return // a whole call keeps invalid bytes as written; feedEvents wants none in a fragment
+		}
+		chunks := randomSplit(rand.New(rand.NewSource(seed)), out)
+		for _, fam := range fams {
+			opts := Options{Tools: fuzzTools, NewID: func() string { return "id" }}
+			if seed%2 == 0 {
+				opts.Tools = writeFileTool
+			}
+			whole := Run(fam.New(opts), out)
+			if got := Run(fam.New(opts), chunks...); !reflect.DeepEqual(got, whole) {
+				t.Fatalf("%s: split result differs from whole:\n got %+v\nwant %+v", fam.ID, got, whole)
+			}
+			var ended []*streamedCall
+			for _, c := range feedEvents(t, fam.ID, fam.New(opts), chunks) {
+				if c.ended {
+					ended = append(ended, c)
+				}
+			}
+			if len(ended) != len(whole.ToolCalls) {
+				t.Fatalf("%s: %d calls ended, the whole parse has %d", fam.ID, len(ended), len(whole.ToolCalls))
+			}
+			for i, c := range ended {
+				if w := whole.ToolCalls[i].Function; c.name != w.Name || c.args != w.Arguments {
+					t.Fatalf("%s: call %d streamed %s(%s), want %s(%s)", fam.ID, i, c.name, c.args, w.Name, w.Arguments)
+				}
+			}
+		}
+	})
+}
