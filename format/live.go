@@ -36,6 +36,9 @@ type liveCall struct {
 	inString, escaped    bool
 	tagged               bool        // a tagged call (liveTags), streamed as tags
 	tags                 taggedState // its state
+	// refused: the open section's head is not one liveTags streams; it is
+	// not read again until the section ends.
+	refused bool
 }
 
 // liveAdvance announces the open section's call once its markup shows the
@@ -48,7 +51,7 @@ func (e *engine) liveAdvance() {
 			id, name, at, ok = e.m.liveCall(e.buf)
 		}
 		tagged := false
-		if !ok && e.m.liveTags != nil {
+		if !ok && e.m.liveTags != nil && !l.refused {
 			opener := ""
 			for _, o := range e.m.callOpen {
 				if strings.HasPrefix(e.buf, o) {
@@ -63,6 +66,7 @@ func (e *engine) liveAdvance() {
 			*c = rawScan{s: e.buf, i: len(opener)}
 			var err error
 			if name, err = e.m.liveTags.head(c); err != nil {
+				l.refused = !errors.Is(err, errNeedMore)
 				return
 			}
 			ok, tagged, at = true, true, c.i
@@ -129,6 +133,7 @@ func (l *liveCall) scanObject(buf string) int {
 func (e *engine) confirmLive(calls []call, offset int) []call {
 	l := &e.live
 	if !l.on {
+		l.refused = false // the section has ended
 		return calls
 	}
 	if l.tagged && !l.done && e.closed {
@@ -161,8 +166,8 @@ func (e *engine) withdrawLive() {
 	if e.live.on {
 		e.out = append(e.out, Event{Kind: CallWithdrawn, Index: e.live.index})
 		e.calls++
-		e.live = liveCall{}
 	}
+	e.live = liveCall{}
 }
 
 // liveNameArguments is liveCall for sections whose body is the JSON object
