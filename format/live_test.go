@@ -405,6 +405,13 @@ func TestLiveTaggedLeavesJSONBodies(t *testing.T) {
 			}
 		}
 	}
+	// The next block streams again.
+	fam, _ := Lookup("glm-4.5-4.7")
+	out := "<tool_call>f{\"a\": 1}</tool_call>\n<tool_call>g\n<arg_key>b</arg_key>\n<arg_value>2</arg_value>\n</tool_call>"
+	calls := feedEvents(t, "next", fam.New(Options{}), bytesOf(out))
+	if len(calls) != 2 || !calls[1].ended || !calls[1].announcedEarly || calls[1].args != `{"b": "2"}` {
+		t.Errorf("the block after a JSON one: want its call streamed, got %d calls", len(calls))
+	}
 }
 
 // FuzzLiveCalls: arbitrary output to every live family in random splits:
