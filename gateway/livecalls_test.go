@@ -228,3 +228,54 @@ func TestLiveTaggedCallThroughAnthropic(t *testing.T) {
 		t.Errorf("events %v", s)
 	}
 }
+
+// A GLM-4.7 call (corpus template) streams to the OpenAI SDK's Responses
+// client: function_call_arguments.delta events before the value's close tag,
+// done and the final item with the same typed arguments.
+func TestLiveTaggedCallThroughResponses(t *testing.T) {
+	tpl, err := os.ReadFile(filepath.Join(fixtures.Require(t), "corpus", "templates", "GLM-4.7-Flash.jinja"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	city := strings.Repeat("Saint-Rémy-de-Provence ", 12)
+	out := "<tool_call>get_weather<arg_key>city</arg_key><arg_value>" + city + "</arg_value><arg_key>days</arg_key><arg_value>3</arg_value></tool_call>"
+	rt := &fakeRuntime{kind: backend.Ollama, url: "http://127.0.0.1:1", canComplete: true,
+		models: map[string]backend.ModelInfo{"glm": {Template: string(tpl), TemplateOrigin: "fake runtime", EOSToken: "<|user|>"}},
+		script: inPieces(out, 5, chat.FinishStop)}
+	ts := newFakeGateway(t, Config{}, rt)
+	tool := responses.ToolParamOfFunction("get_weather", map[string]any{
+		"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}, "days": map[string]any{"type": "integer"}},
+	}, false)
+	client := responsesClient(ts.URL)
+	stream := client.Responses.NewStreaming(context.Background(), responses.ResponseNewParams{
+		Model: "glm", Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("Weather?")},
+		Tools: []responses.ToolUnionParam{tool},
+	})
+	var args, done string
+	deltas := 0
+	var final responses.Response
+	for stream.Next() {
+		switch ev := stream.Current(); ev.Type {
+		case "response.function_call_arguments.delta":
+			args += ev.Delta
+			deltas++
+		case "response.function_call_arguments.done":
+			done = ev.Arguments
+		case "response.completed":
+			final = ev.AsResponseCompleted().Response
+		}
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(city)
+	if wantArgs := `{"city": ` + string(want) + `, "days": 3}`; args != wantArgs || done != args {
+		t.Errorf("deltas add up to %q, done %q, want %q", args, done, wantArgs)
+	}
+	if deltas < 20 {
+		t.Errorf("%d deltas, want the city as it came", deltas)
+	}
+	if len(final.Output) != 1 || final.Output[0].Arguments.OfString != args || final.Output[0].Status != "completed" {
+		t.Errorf("final output %+v", final.Output)
+	}
+}
