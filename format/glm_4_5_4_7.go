@@ -35,7 +35,7 @@ func init() {
 				section: func(buf string, final bool) (int, []call, bool, error) {
 					return glmSection(buf, final, o.Tools)
 				},
-				liveCall: liveNameArguments(glmOpen), // a Hermes body in the block
+				liveCall: blockHermesLive, // a Hermes body in the block
 				liveTags: glmLiveTags,
 			}, o), thinkEndTag, o)
 		},

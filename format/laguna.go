@@ -37,7 +37,7 @@ func init() {
 					}
 					return glmSection(buf, final, o.Tools)
 				},
-				liveCall: liveNameArguments(glmOpen), // a Hermes body in the block
+				liveCall: blockHermesLive, // a Hermes body in the block
 				liveTags: glmLiveTags,
 			}, o), thinkEndTag, o)
 		},

@@ -34,8 +34,8 @@ type liveCall struct {
 	start, scanned, sent int // the arguments' start, how far scanned, how far streamed
 	depth                int
 	inString, escaped    bool
-	tagged               bool        // a tagged call (liveTags), streamed as tags
-	tags                 taggedState // its state
+	tagged               bool         // a tagged call (liveTags), streamed as tags
+	tags                 *taggedState // its state (the engine's, reused from call to call)
 	// refused: the open section's head is not one liveTags streams; it is
 	// not read again until the section ends.
 	refused bool
@@ -62,7 +62,10 @@ func (e *engine) liveAdvance() {
 			if opener == "" {
 				return
 			}
-			c := &l.tags.scan
+			if e.tagState == nil {
+				e.tagState = new(taggedState) // only engines that meet a tagged call pay for it
+			}
+			c := &e.tagState.scan
 			*c = rawScan{s: e.buf, i: len(opener)}
 			var err error
 			if name, err = e.m.liveTags.head(c); err != nil {
@@ -75,8 +78,11 @@ func (e *engine) liveAdvance() {
 			return
 		}
 		*l = liveCall{on: true, index: e.calls, id: id, name: name, start: at, scanned: at, sent: at, tagged: tagged}
-		l.tags.at = at
-		l.tags.segs = l.tags.segBuf[:0]
+		if tagged {
+			*e.tagState = taggedState{at: at}
+			l.tags = e.tagState
+			l.tags.segs = l.tags.segBuf[:0]
+		}
 		if id == "" {
 			id = e.newID()
 		}
@@ -291,7 +297,7 @@ const maxLiveGap = maxRawName + 256
 // liveTagsAdvance streams what the open section's tagged call has made
 // final; final is set at the end of the output.
 func (e *engine) liveTagsAdvance(final bool) {
-	l, t, tags := &e.live, &e.live.tags, e.m.liveTags
+	l, t, tags := &e.live, e.live.tags, e.m.liveTags
 	buf := e.buf
 	for !l.done {
 		if t.inValue {
@@ -413,7 +419,7 @@ type liveSeg struct {
 
 // liveText streams a fixed fragment of the tagged call's arguments.
 func (e *engine) liveText(text string) {
-	t := &e.live.tags
+	t := e.live.tags
 	t.segs = append(t.segs, liveSeg{text: text})
 	e.out = append(e.out, Event{Kind: CallArgs, Index: e.live.index, Text: text})
 }
@@ -421,7 +427,7 @@ func (e *engine) liveText(text string) {
 // liveRaw streams buf[from:to], a piece of a string value, escaped; pieces
 // that follow each other in buf make one segment.
 func (e *engine) liveRaw(from, to int) {
-	t := &e.live.tags
+	t := e.live.tags
 	if to <= from {
 		return
 	}

@@ -44,6 +44,8 @@ func init() {
 			}, o)}
 				liveCall: liveNameArguments(qwenXMLOpen), // a Hermes body in the block
 				liveTags: functionLiveTags(true),
+				liveCall: blockHermesLive, // a Hermes body in the block
+				liveTags: qwenXMLLive,
 			}, o)
 		},
 		// The probe call renders as a function element in a <tool_call> block.
@@ -52,6 +54,12 @@ func init() {
 		},
 	})
 }
+
+// The live readers, made once (live.go).
+var (
+	blockHermesLive = liveNameArguments(toolCallTag) // a Hermes body in a <tool_call> block (Qwen3-Coder, GLM, Laguna)
+	qwenXMLLive     = functionLiveTags(true)
+)
 
 const (
 	qwenXMLOpen  = toolCallTag

@@ -33,7 +33,7 @@ func init() {
 				section: func(buf string, final bool) (int, []call, bool, error) {
 					return functionSection(buf, final, seedOpen, seedClose, false, o.Tools)
 				},
-				liveTags: functionLiveTags(false),
+				liveTags: seedLive,
 			}, o)
 		},
 		Detect: func(t string) bool {
@@ -41,6 +41,8 @@ func init() {
 		},
 	})
 }
+
+var seedLive = functionLiveTags(false) // made once (live.go)
 
 const (
 	seedAssistant  = "<seed:bos>assistant\n" // starts an assistant turn in Seed-OSS's prompts

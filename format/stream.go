@@ -118,7 +118,8 @@ type engine struct {
 	callFirst, thinkFirst     byte
 	callFirstOK, thinkFirstOK bool
 
-	live liveCall // the call of the open section announced so far, if any
+	live     liveCall     // the call of the open section announced so far, if any
+	tagState *taggedState // backs live.tags (live.go), made at the first tagged call
 
 	out []Event // the events of the current Feed, reused from one Feed to the next
 	// sectionScanned counts the bytes handed to the section parser, so that
