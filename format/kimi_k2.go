@@ -197,6 +197,8 @@ func kimiToolByArgs(ref, name, args string, tools []chat.Tool) (string, bool) {
 		}
 	}
 	return fit, fit != ""
+}
+
 // liveKimi announces the first call of a section (live.go) once its
 // reference and the start of its JSON arguments show, read as kimiCall
 // reads them; the reference is the call's id.
@@ -217,7 +219,12 @@ func liveKimi(section string) (id, name string, argsAt int, ok bool) {
 	if err != nil {
 		return "", "", 0, false
 	}
-	if id, name = kimiCallRef(strings.TrimSpace(ref)); name == "" {
+	// A reference without functions. may name no tool (kimiToolByArgs):
+	// the whole parse decides its name.
+	if ref = strings.TrimSpace(ref); !strings.HasPrefix(ref, "functions.") {
+		return "", "", 0, false
+	}
+	if id, name = kimiCallRef(ref); name == "" {
 		return "", "", 0, false
 	}
 	c.s = section

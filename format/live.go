@@ -182,6 +182,9 @@ func (e *engine) withdrawLive() {
 // is not announced: the parse decodes it.
 func liveNameArguments(opener string) func(string) (string, string, int, bool) {
 	return func(section string) (string, string, int, bool) {
+		if !strings.HasPrefix(section, opener) {
+			return "", "", 0, false // another opener's section (a bare element, say)
+		}
 		c := jsonCursor{s: section, i: len(opener)}
 		if !c.lit("{") || !c.lit(`"name"`) || !c.lit(":") || !c.lit(`"`) {
 			return "", "", 0, false

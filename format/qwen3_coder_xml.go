@@ -41,12 +41,9 @@ func init() {
 					}
 					return functionSection(buf, final, qwenXMLOpen, qwenXMLClose, true, o.Tools)
 				},
-			}, o)}
-				liveCall: liveNameArguments(qwenXMLOpen), // a Hermes body in the block
-				liveTags: functionLiveTags(true),
 				liveCall: blockHermesLive, // a Hermes body in the block
 				liveTags: qwenXMLLive,
-			}, o)
+			}, o)}
 		},
 		// The probe call renders as a function element in a <tool_call> block.
 		Detect: func(t string) bool {
