@@ -482,6 +482,7 @@ func (s *openAIStream) streamsCalls() bool { return true }
 func (s *openAIStream) callStart(i int, id, name string) error {
 	return s.call(i, chat.ToolCall{ID: id, Function: chat.FunctionCall{Name: name}})
 }
+
 // callArgs writes a fragment's event as send would (an openAIToolCall with
 // its index and arguments alone), without encoding/json: a long call
 // streams in many.
@@ -495,6 +496,7 @@ var (
 	toolCallArgumentsKey = []byte(`,"function":{"arguments":`)
 	toolCallArgumentsEnd = []byte(`}}]`)
 )
+
 func (s *openAIStream) callEnd(int, chat.ToolCall) error { return nil }
 func (s *openAIStream) callWithdrawn(int) error          { return nil }
 
