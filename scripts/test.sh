@@ -106,9 +106,10 @@ status=0
 
 say "== checks: go vet, gofmt"
 t0=$(date +%s)
-if ! go vet ./...; then status=1; fi
+failed_checks=()
+if ! go vet ./...; then status=1; failed_checks+=("go vet"); fi
 unformatted=$(gofmt -l $(git ls-files '*.go'))
-if [ -n "$unformatted" ]; then say "gofmt would change:"; say "$unformatted"; status=1; fi
+if [ -n "$unformatted" ]; then say "gofmt would change:"; say "$unformatted"; status=1; failed_checks+=("gofmt: $unformatted"); fi
 say "   checks done in $(elapsed "$t0")"
 
 # tier NAME TIMEOUT [ENV=VALUE...] -- GO TEST ARGS...
@@ -136,5 +137,7 @@ total() { awk -v w="$1" '/^[a-z]+: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$
 say ""
 say "== done in $(elapsed "$start"), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 [ ${#failed_setup[@]} -gt 0 ] && say "set-up that failed: ${failed_setup[*]}"
+# Repeated here because a failed check fails the run however the tests went.
+[ ${#failed_checks[@]} -gt 0 ] && say "checks that failed: ${failed_checks[*]}"
 say "total: $(total 2) passed, $(total 4) failed, $(total 6) skipped"
 exit $status
