@@ -87,6 +87,7 @@ type comparison struct {
 	traceTotal    dist
 	format        string
 	template      string
+	prompt        string // own mode: the prompt the gateway rendered, which the direct side sends
 }
 
 type results struct {
@@ -101,6 +102,7 @@ type results struct {
 	binIdle, binOne, binThousand procStats
 
 	comps []*comparison
+	tp    []*tpLevel // the throughput phase
 	ld    loadResult
 }
 
@@ -170,9 +172,14 @@ func measureLatency(r *results, fake *fakeUpstream, own, relay, proxy *child) er
 		}
 		c.format, _ = rec["format"].(string)
 		c.template, _ = rec["template_origin"].(string)
+		c.prompt, _ = rec["prompt"].(string)
+		if o.only != "" { // the throughput phase alone: the prompt is all it needs
+			r.comps = append(r.comps, c)
+			continue
+		}
 		var d, p *target
 		if mode == "own" {
-			prompt, _ := rec["prompt"].(string)
+			prompt := c.prompt
 			d = generateTarget(fake.addr, prompt, newClient(1))
 			p = generateTarget(proxy.addr, prompt, newClient(1))
 		} else {

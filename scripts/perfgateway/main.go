@@ -20,6 +20,10 @@
 //     cost of the extra hop alone) and through the gateway
 //     (/v1/chat/completions, streamed), sequentially, the sides taking turns
 //     round by round;
+//   - throughput: at each of -tclients concurrency levels (8, 32, 256), the
+//     gateway (each mode) and the bare proxy (the mode's direct request) in
+//     turn, -trounds rounds of -tduration each, medians side by side
+//     (-only throughput: this phase alone, printed);
 //   - load: -clients concurrent streaming clients for -duration through the
 //     own-mode gateway, every answer checked;
 //   - idle RSS: the real binary (go build ./cmd/dragoman) started with
@@ -52,6 +56,12 @@ type options struct {
 	gguf     string
 	noBinary bool
 	profile  string
+	memRate  int
+
+	tclients  string        // the throughput phase's concurrency levels
+	trounds   int           // its rounds per side and level
+	tduration time.Duration // each side's turn in a round
+	only      string        // "throughput": that phase alone, printed
 }
 
 func main() {
@@ -59,6 +69,7 @@ func main() {
 	upstream := flag.String("upstream", "", "internal: the fake upstream's address, for -role gateway")
 	mode := flag.String("mode", "own", "internal: own or relay, for -role gateway")
 	cpuProfile := flag.String("cpuprofile", "", "internal: CPU profile file, for -role gateway")
+	memRate := flag.Int("memprofilerate", 64<<10, "internal: runtime.MemProfileRate with -cpuprofile, for -role gateway")
 	var o options
 	shared := os.Getenv("DRAGOMAN_SHARED")
 	if shared == "" {
@@ -73,13 +84,18 @@ func main() {
 	flag.StringVar(&o.gguf, "gguf", filepath.Join(shared, "models", "tiny-qwen3-toolcall.gguf"), "GGUF whose chat template the fake model has")
 	flag.StringVar(&o.profile, "gwprofile", "", "write a CPU profile of the own-mode gateway process (latency and load) to this file")
 	flag.BoolVar(&o.noBinary, "nobinary", false, "skip building and measuring the dragoman binary's idle RSS")
+	flag.IntVar(&o.memRate, "memrate", 64<<10, "runtime.MemProfileRate of the profiled gateway (-gwprofile); 1 records every allocation")
+	flag.StringVar(&o.tclients, "tclients", "8,32,256", "the throughput phase's concurrency levels, comma-separated")
+	flag.IntVar(&o.trounds, "trounds", 3, "throughput rounds; each side takes one turn per round")
+	flag.DurationVar(&o.tduration, "tduration", 3*time.Second, "each side's turn in a throughput round")
+	flag.StringVar(&o.only, "only", "", "\"throughput\": run that phase alone (and the first request of each mode) and print it; -out is not written")
 	flag.Parse()
 	if *role == "proxy" {
 		runProxy(*upstream)
 		return
 	}
 	if *role == "gateway" {
-		runGateway(*upstream, *mode, *cpuProfile)
+		runGateway(*upstream, *mode, *cpuProfile, *memRate)
 		return
 	}
 	if err := drive(o); err != nil {
@@ -147,24 +163,29 @@ func drive(o options) error {
 
 	r := &results{opts: o, started: started, chunks: len(fake.genLines) - 1, answerBytes: len(answer)}
 
+	switch o.only {
+	case "", "throughput":
+	default:
+		return fmt.Errorf("-only %q: want throughput", o.only)
+	}
 	// The real binary first, while the machine is quiet: idle RSS.
-	if !o.noBinary {
+	if !o.noBinary && o.only == "" {
 		if err := measureBinary(r, tmp, fake.addr, store); err != nil {
 			return fmt.Errorf("binary: %w", err)
 		}
 	}
 
-	own, err := startGatewayChild("gateway", fake.addr, "own", store, o.profile)
+	own, err := startGatewayChild("gateway", fake.addr, "own", store, o.profile, o.memRate)
 	if err != nil {
 		return err
 	}
 	defer own.stop()
-	relay, err := startGatewayChild("gateway", fake.addr, "relay", store, "")
+	relay, err := startGatewayChild("gateway", fake.addr, "relay", store, "", 0)
 	if err != nil {
 		return err
 	}
 	defer relay.stop()
-	proxy, err := startGatewayChild("proxy", fake.addr, "", store, "")
+	proxy, err := startGatewayChild("proxy", fake.addr, "", store, "", 0)
 	if err != nil {
 		return err
 	}
@@ -173,13 +194,18 @@ func drive(o options) error {
 	if err := measureLatency(r, fake, own, relay, proxy); err != nil {
 		return err
 	}
-	if err := measureLoad(r, fake, own); err != nil {
+	if err := measureThroughput(r, own, relay, proxy); err != nil {
 		return err
+	}
+	if o.only == "" {
+		if err := measureLoad(r, fake, own); err != nil {
+			return err
+		}
 	}
 	r.elapsed = time.Since(started)
 	r.load = loadStart + " at the start, " + perfdoc.LoadAvg() + " at the end"
 	section := report(r)
-	if o.out == "" {
+	if o.out == "" || o.only != "" {
 		fmt.Print(section)
 		return nil
 	}

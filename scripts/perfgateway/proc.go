@@ -23,7 +23,7 @@ import (
 // builds it (gateway.New behind an http.Server), one Ollama upstream, plus
 // /_perf/stats for its goroutines and memory. It prints its address and
 // serves until its standard input closes.
-func runGateway(upstream, mode, profile string) {
+func runGateway(upstream, mode, profile string, memRate int) {
 	if profile != "" {
 		f, err := os.Create(profile)
 		if err != nil {
@@ -32,7 +32,7 @@ func runGateway(upstream, mode, profile string) {
 		}
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
-		runtime.MemProfileRate = 64 << 10
+		runtime.MemProfileRate = max(memRate, 1)
 		defer func() { // and the allocations, beside it
 			if f, err := os.Create(profile + ".allocs"); err == nil {
 				pprof.Lookup("allocs").WriteTo(f, 0)
@@ -153,12 +153,12 @@ type child struct {
 }
 
 // startGatewayChild runs this program again as -role gateway.
-func startGatewayChild(role, upstream, mode, modelsDir, profile string) (*child, error) {
+func startGatewayChild(role, upstream, mode, modelsDir, profile string, memRate int) (*child, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, "-role", role, "-upstream", upstream, "-mode", mode, "-cpuprofile", profile)
+	cmd := exec.Command(self, "-role", role, "-upstream", upstream, "-mode", mode, "-cpuprofile", profile, "-memprofilerate", strconv.Itoa(memRate))
 	cmd.Env = append(os.Environ(), "OLLAMA_MODELS="+modelsDir)
 	cmd.Stderr = os.Stderr
 	c := &child{cmd: cmd}

@@ -21,9 +21,15 @@ func report(r *results) string {
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	o := r.opts
 	w("## Gateway\n\n")
-	w("Reproduce: `scripts/perf-gateway.sh` (that is, `go run ./scripts/perfgateway -out docs/PERFORMANCE.md`; ")
-	w("this run took %s, the load %s of it; `scripts/perf-gateway.sh -duration 10s` for a quicker look).\n\n",
-		r.elapsed.Round(time.Second), secs(r.ld.duration))
+	if o.only != "" {
+		w("Reproduce: `go run ./scripts/perfgateway -only %s` (this run took %s; printed, not written to docs/PERFORMANCE.md).\n\n",
+			o.only, r.elapsed.Round(time.Second))
+	} else {
+		w("Reproduce: `scripts/perf-gateway.sh` (that is, `go run ./scripts/perfgateway -out docs/PERFORMANCE.md`; ")
+		w("this run took %s, the load %s of it; `scripts/perf-gateway.sh -duration 10s -tduration 1s` for a quicker look, ",
+			r.elapsed.Round(time.Second), secs(r.ld.duration))
+		w("`go run ./scripts/perfgateway -only throughput` for the throughput beside the bare proxy alone).\n\n")
+	}
 	w("The upstream is a fake Ollama in the measuring process on 127.0.0.1 that answers at once: no model, the same ")
 	w("hermes-style (Qwen3) answer every time (%d bytes: reasoning in `<think>`, a sentence, a `<tool_call>` for ", r.answerBytes)
 	w("`get_weather`) in %d NDJSON lines plus the `done` line, each line flushed as Ollama flushes a token; ", r.chunks)
@@ -42,6 +48,10 @@ func report(r *results) string {
 	w("A load average above zero means other work shared the machine. Client, fake upstream and gateway also share ")
 	w("the same %d cores, so every figure below includes their competition for them; the added latency less so, since ", runtime.NumCPU())
 	w("the sides take turns.\n\n")
+	if o.only != "" {
+		reportThroughput(w, r)
+		return b.String()
+	}
 
 	// Goal line.
 	var own *comparison
@@ -120,6 +130,10 @@ func report(r *results) string {
 			w(" (one request at a time should need one: a stream the gateway stops reading at the runtime's last line is closed before the end of its body has arrived, and its connection is then dropped, not reused)")
 		}
 		w(".\n\n")
+	}
+
+	if len(r.tp) > 0 {
+		reportThroughput(w, r)
 	}
 
 	// Load.
