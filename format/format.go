@@ -8,7 +8,6 @@ package format
 
 import (
 	"encoding/json"
-	"fmt"
 	"sort"
 	"strings"
 	"unsafe"
@@ -16,69 +15,37 @@ import (
 	"github.com/dragoman-dev/dragoman/chat"
 )
 
-// EventKind says what an Event carries.
-type EventKind uint8
+// EventKind says what an Event carries: chat's delta kinds, of which a
+// parser makes the first six.
+type EventKind = chat.DeltaKind
 
 const (
 	// Content is answer text.
-	Content EventKind = iota + 1
+	Content = chat.DeltaContent
 	// Reasoning is thinking text.
-	Reasoning
+	Reasoning = chat.DeltaReasoning
 	// CallStart announces a tool call: its Index, ID and Name are known.
-	CallStart
+	CallStart = chat.DeltaCallStart
 	// CallArgs carries a fragment of the call's arguments (JSON text).
-	CallArgs
+	CallArgs = chat.DeltaCallArgs
 	// CallEnd closes the call at Index; its arguments are complete.
-	CallEnd
+	CallEnd = chat.DeltaCallEnd
 	// CallWithdrawn takes back the call at Index, announced while its section
 	// was still open (a family with live calls, stream.go), whose section
 	// turned out malformed or different from what was streamed: it is not a
 	// call. What the section held follows as content (with a malformed-call
 	// diagnostic), or as a whole call when the section was valid after all.
-	CallWithdrawn
+	CallWithdrawn = chat.DeltaCallWithdrawn
 )
 
-func (k EventKind) String() string {
-	switch k {
-	case Content:
-		return "content"
-	case Reasoning:
-		return "reasoning"
-	case CallStart:
-		return "call-start"
-	case CallArgs:
-		return "call-args"
-	case CallEnd:
-		return "call-end"
-	case CallWithdrawn:
-		return "call-withdrawn"
-	}
-	return fmt.Sprintf("EventKind(%d)", k)
-}
-
-// Event is one piece of parsed output.
-type Event struct {
-	Kind EventKind
-	// Text is the content or reasoning text, or a fragment of arguments.
-	Text string
-	// Index is the position of the call among this output's calls.
-	Index int
-	// ID and Name are set on CallStart.
-	ID, Name string
-}
+// Event is one piece of parsed output: a chat.Delta of one of the kinds
+// above, with Kind, Text, Index, ID and Name set (never Call or Finish).
+type Event = chat.Delta
 
 // Diagnostic reports markup that could not be parsed as intended, or a call
-// that needs the user's attention (an undeclared tool). The text involved is
-// never dropped: it stays in the content.
-type Diagnostic struct {
-	// Code is a stable identifier: malformed-call, unterminated-call,
-	// unknown-tool, stray-markup.
-	Code string `json:"code"`
-	// Message explains it in a sentence.
-	Message string `json:"message"`
-	// Offset is the byte offset in the output where the problem starts.
-	Offset int `json:"offset"`
-}
+// that needs the user's attention (an undeclared tool): chat's, the one type
+// the parsers, the gateway and the traces share.
+type Diagnostic = chat.Diagnostic
 
 // Options tell a parser what it cannot see in the output itself.
 type Options struct {

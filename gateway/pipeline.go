@@ -839,7 +839,7 @@ func (x *exchange) closeParser() error {
 // gateway's, so that the call is reported once.
 func (x *exchange) parserDiagnostics(p format.Parser) {
 	for _, d := range p.Diagnostics() {
-		td := trace.Diagnostic{Code: d.Code, Message: d.Message, Offset: d.Offset}
+		td := d
 		if i := slices.IndexFunc(x.rec.Diagnostics, func(o trace.Diagnostic) bool {
 			return o.Code == "unknown-tool" && o.Code == td.Code && o.Message == td.Message && o.Offset == 0
 		}); i >= 0 {

@@ -76,12 +76,8 @@ type Record struct {
 	Timings      Timings `json:"timings"`
 }
 
-// Diagnostic is one finding, in the parser's shape.
-type Diagnostic struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Offset  int    `json:"offset,omitempty"`
-}
+// Diagnostic is one finding: chat's, as the parsers report it.
+type Diagnostic = chat.Diagnostic
 
 // Timings are durations from the request's arrival, in milliseconds.
 type Timings struct {
