@@ -75,7 +75,10 @@ type Delta struct {
 // Finish is how an answer ended.
 type Finish struct {
 	Reason FinishReason
-	Usage  Usage
+	// StopSequence is the request's stop sequence that ended the answer,
+	// where the runtime said which one did.
+	StopSequence string
+	Usage        Usage
 	// Diagnostics are everything noticed while the answer was made, in the
 	// order found.
 	Diagnostics []Diagnostic

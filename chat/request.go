@@ -245,14 +245,3 @@ type Usage struct {
 	// instead of evaluating them again (part of PromptTokens).
 	CachedTokens int `json:"cached_tokens,omitempty"`
 }
-
-// Response is one complete answer in the canonical model.
-type Response struct {
-	ID      string
-	Model   string
-	Created int64
-	// Message is the assistant's turn: content, reasoning, calls.
-	Message      Message
-	FinishReason FinishReason
-	Usage        Usage
-}

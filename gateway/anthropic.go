@@ -456,7 +456,7 @@ var anthropicMessages = &dialect{
 		if req.Stream {
 			return newAnthropicStream(w)
 		}
-		return &anthropicCollector{}
+		return &collected{write: completeAnthropic}
 	},
 	fail: func(w http.ResponseWriter, err error) int {
 		status, _, _ := errorStatus(err)
@@ -582,97 +582,58 @@ type anthropicMessageOut struct {
 }
 
 // collectedBlock is one content block of a non-streamed answer.
-type collectedBlock struct {
-	kind string // "text", "thinking" or "tool_use"
-	text strings.Builder
-	call chat.ToolCall
-}
-
-// anthropicCollector gathers a non-streamed answer, block by block in the
-// order produced: a new block starts whenever the kind changes.
-type anthropicCollector struct {
-	id, model string
-	blocks    []*collectedBlock
-	finished  chat.FinishReason
-	stopSeq   string // the stop sequence that ended the answer, if one did
-	usage     chat.Usage
-	failure   error
-}
-
-func (c *anthropicCollector) begin(id, model string, _ int) error {
-	c.id, c.model = id, model
-	return nil
-}
-
-func (c *anthropicCollector) add(kind, t string) {
-	if t == "" {
-		return
-	}
-	if n := len(c.blocks); n == 0 || c.blocks[n-1].kind != kind {
-		c.blocks = append(c.blocks, &collectedBlock{kind: kind})
-	}
-	c.blocks[len(c.blocks)-1].text.WriteString(t)
-}
-
-func (c *anthropicCollector) content(t string) error   { c.add("text", t); return nil }
-func (c *anthropicCollector) reasoning(t string) error { c.add("thinking", t); return nil }
-func (c *anthropicCollector) call(_ int, tc chat.ToolCall) error {
-	c.blocks = append(c.blocks, &collectedBlock{kind: "tool_use", call: tc})
-	return nil
-}
-func (c *anthropicCollector) finish(r chat.FinishReason, u chat.Usage, _ []trace.Diagnostic) error {
-	c.finished, c.usage = r, u
-	return nil
-}
-func (c *anthropicCollector) stopSequence(seq string) { c.stopSeq = seq }
-func (c *anthropicCollector) fail(err error) error    { c.failure = err; return nil }
-func (c *anthropicCollector) begun() bool             { return false }
-
-// contentBlocks renders the collected blocks; an answer with none has an
-// empty content list, as the Messages API sends it.
-func (c *anthropicCollector) contentBlocks() ([]any, []trace.Diagnostic) {
-	out := []any{}
+// anthropicContent renders a collected answer's pieces as content blocks,
+// in the order produced; an answer with none has an empty content list, as
+// the Messages API sends it.
+func anthropicContent(out []chat.Output) ([]any, []trace.Diagnostic) {
+	blocks := []any{}
 	var diags []trace.Diagnostic
-	for _, b := range c.blocks {
-		switch b.kind {
-		case "text":
-			out = append(out, anthropicText{Type: "text", Text: b.text.String()})
-		case "thinking":
-			out = append(out, anthropicThinking{Type: "thinking", Thinking: b.text.String()})
-		case "tool_use":
-			input, d := toolInput(b.call)
+	for _, o := range out {
+		switch o.Kind {
+		case chat.DeltaContent:
+			blocks = append(blocks, anthropicText{Type: "text", Text: o.Text})
+		case chat.DeltaReasoning:
+			blocks = append(blocks, anthropicThinking{Type: "thinking", Thinking: o.Text})
+		case chat.DeltaCall:
+			input, d := toolInput(o.Call)
 			if d != nil {
 				diags = append(diags, *d)
 			}
-			out = append(out, anthropicToolUse{Type: "tool_use", ID: b.call.ID, Name: b.call.Function.Name, Input: input})
+			blocks = append(blocks, anthropicToolUse{Type: "tool_use", ID: o.Call.ID, Name: o.Call.Function.Name, Input: input})
 		}
 	}
-	return out, diags
+	return blocks, diags
 }
 
-// write sends the collected answer; a broken-off answer is an error that
-// still carries everything the model produced.
-func (c *anthropicCollector) complete(w http.ResponseWriter, rec *trace.Record) int {
-	content, diags := c.contentBlocks()
+// completeAnthropic writes a collected answer; a broken-off answer is an
+// error that still carries everything the model produced.
+func completeAnthropic(w http.ResponseWriter, rec *trace.Record, c *collected) int {
+	content, diags := anthropicContent(c.resp.Output())
 	rec.Diagnostics = append(rec.Diagnostics, diags...)
-	msg := anthropicMessageOut{ID: c.id, Type: "message", Role: "assistant", Model: c.model, Content: content,
-		Usage: toAnthropicUsage(c.usage)}
-	if c.failure != nil {
+	end := c.resp.Finish
+	var usage chat.Usage
+	if end != nil {
+		usage = end.Usage
+	}
+	msg := anthropicMessageOut{ID: c.resp.ID, Type: "message", Role: "assistant", Model: c.resp.Model, Content: content,
+		Usage: toAnthropicUsage(usage)}
+	if failure := c.broken(); failure != nil {
 		writeJSON(w, http.StatusBadGateway, struct {
 			anthropicError
 			// What the model produced before the break, so that nothing is lost.
 			Partial  anthropicMessageOut `json:"partial"`
 			Dragoman dragomanExtra       `json:"dragoman"`
-		}{anthropicErrorBody("api_error", c.failure.Error()), msg, dragomanExtra{RequestID: c.id, Diagnostics: rec.Diagnostics}})
+		}{anthropicErrorBody("api_error", failure.Error()), msg, dragomanExtra{RequestID: c.resp.ID, Diagnostics: rec.Diagnostics}})
 		return http.StatusBadGateway
 	}
-	reason := stopReason(c.finished, c.stopSeq)
+	reason := stopReason(end.Reason, end.StopSequence)
 	msg.StopReason = &reason
 	if reason == "stop_sequence" {
-		msg.StopSequence = &c.stopSeq
+		stop := end.StopSequence
+		msg.StopSequence = &stop
 	}
 	if len(rec.Diagnostics) > 0 {
-		msg.Dragoman = &dragomanExtra{RequestID: c.id, Diagnostics: rec.Diagnostics}
+		msg.Dragoman = &dragomanExtra{RequestID: c.resp.ID, Diagnostics: rec.Diagnostics}
 	}
 	writeJSON(w, http.StatusOK, msg)
 	return http.StatusOK
@@ -688,7 +649,6 @@ type anthropicStream struct {
 	id, model string
 	open      string // kind of the open block; "" when none is open
 	next      int    // index of the next block
-	stopSeq   string // the stop sequence that ended the answer, if one did
 	diags     []trace.Diagnostic
 	// announced is message_start's input_tokens; message_delta carries the
 	// runtime's count instead where it gave one.
@@ -697,7 +657,6 @@ type anthropicStream struct {
 }
 
 func (s *anthropicStream) begun() bool                                     { return s.started }
-func (s *anthropicStream) stopSequence(seq string)                         { s.stopSeq = seq }
 func (s *anthropicStream) complete(http.ResponseWriter, *trace.Record) int { return http.StatusOK }
 
 func newAnthropicStream(w http.ResponseWriter) *anthropicStream {
@@ -837,7 +796,34 @@ func (s *anthropicStream) textDelta(kind []byte, t string) error {
 	return s.write(s.tok.start(anthropicDeltaHead).int(s.next - 1).raw(kind).text(t).raw(anthropicDeltaEnd).bytes())
 }
 
-func (s *anthropicStream) call(_ int, c chat.ToolCall) error {
+// emit encodes one delta. A call still being written is a tool_use block:
+// started with an empty input, its arguments as input_json_delta fragments,
+// stopped at its end. A withdrawn call's block stops where it was (its
+// input may be incomplete JSON); the message_delta's diagnostics say it
+// does not count.
+func (s *anthropicStream) emit(d chat.Delta) error {
+	switch d.Kind {
+	case chat.DeltaContent:
+		return s.content(d.Text)
+	case chat.DeltaReasoning:
+		return s.reasoning(d.Text)
+	case chat.DeltaCall:
+		return s.call(*d.Call)
+	case chat.DeltaCallStart:
+		return s.startBlock("tool_use", anthropicToolUse{Type: "tool_use", ID: d.ID, Name: d.Name, Input: json.RawMessage("{}")})
+	case chat.DeltaCallArgs:
+		return s.delta(anthropicInputDelta{"input_json_delta", d.Text})
+	case chat.DeltaCallEnd, chat.DeltaCallWithdrawn:
+		return s.closeBlock()
+	case chat.DeltaFinish:
+		return s.finish(d.Finish)
+	}
+	return nil
+}
+
+func (s *anthropicStream) streamsCalls() bool { return true }
+
+func (s *anthropicStream) call(c chat.ToolCall) error {
 	input, d := toolInput(c)
 	if d != nil {
 		s.diags = append(s.diags, *d)
@@ -852,33 +838,20 @@ func (s *anthropicStream) call(_ int, c chat.ToolCall) error {
 	return s.closeBlock()
 }
 
-// A streamed call is a tool_use block: started with an empty input, its
-// arguments as input_json_delta fragments, stopped at its end. A withdrawn
-// call's block stops where it was (its input may be incomplete JSON); the
-// message_delta's diagnostics say it does not count.
-func (s *anthropicStream) streamsCalls() bool { return true }
-func (s *anthropicStream) callStart(_ int, id, name string) error {
-	return s.startBlock("tool_use", anthropicToolUse{Type: "tool_use", ID: id, Name: name, Input: json.RawMessage("{}")})
-}
-func (s *anthropicStream) callArgs(_ int, fragment string) error {
-	return s.delta(anthropicInputDelta{"input_json_delta", fragment})
-}
-func (s *anthropicStream) callEnd(int, chat.ToolCall) error { return s.closeBlock() }
-func (s *anthropicStream) callWithdrawn(int) error          { return s.closeBlock() }
-
-func (s *anthropicStream) finish(r chat.FinishReason, u chat.Usage, d []trace.Diagnostic) error {
+func (s *anthropicStream) finish(f *chat.Finish) error {
 	if err := s.closeBlock(); err != nil {
 		return err
 	}
+	u, d := f.Usage, f.Diagnostics
 	if u.PromptTokens == 0 {
 		// The runtime gave no count: message_delta repeats message_start's
 		// rather than overwrite it with 0 (SDKs keep the last one).
 		u.PromptTokens = s.announced
 	}
 	m := anthropicMessageDelta{Type: "message_delta", Usage: toAnthropicUsage(u)}
-	m.Delta.StopReason = stopReason(r, s.stopSeq)
+	m.Delta.StopReason = stopReason(f.Reason, f.StopSequence)
 	if m.Delta.StopReason == "stop_sequence" {
-		m.Delta.StopSequence = &s.stopSeq
+		m.Delta.StopSequence = &f.StopSequence
 	}
 	if all := append(append([]trace.Diagnostic(nil), d...), s.diags...); len(all) > 0 {
 		m.Dragoman = &dragomanExtra{RequestID: s.id, Diagnostics: all}

@@ -29,7 +29,7 @@ func TestUnknownToolReportedOnce(t *testing.T) {
 			if !ok {
 				t.Fatalf("no family %s", c.family)
 			}
-			x := &exchange{req: &chat.Request{Tools: tools}, rec: &trace.Record{}, out: &openAICollector{},
+			x := &exchange{req: &chat.Request{Tools: tools}, rec: &trace.Record{}, out: &collected{write: completeOpenAI},
 				pending: map[int]*chat.ToolCall{}, parser: f.New(format.Options{Tools: tools})}
 			if err := x.events(x.parser.Feed(c.output)); err != nil {
 				t.Fatal(err)

@@ -50,22 +50,16 @@ type response interface {
 	complete(w http.ResponseWriter, rec *trace.Record) int
 }
 
-// stopSequencer is an answer that says which stop sequence ended it
-// (Anthropic's stop_sequence). The pipeline tells it, when one did, before
-// finish.
-type stopSequencer interface {
-	stopSequence(seq string)
-}
-
 // stopSequence works out, for an answer that ended on "stop", whether one of
 // the request's stop sequences ended it, from what the runtime said in its
 // last chunk; records it in the trace; and tells the answer. Runtimes drop
 // the stop string from the text, and some do not say whether one was met
 // (Ollama reports "stop" either way): that is recorded as unknown and the
-// answer ends as an ordinary stop (end_turn), not guessed.
-func (x *exchange) stopSequence(last backend.Chunk) {
+// answer ends as an ordinary stop (end_turn), not guessed. It returns the
+// stop sequence that ended the answer, or "".
+func (x *exchange) stopSequence(last backend.Chunk) string {
 	if len(x.req.Stop) == 0 {
-		return
+		return ""
 	}
 	switch {
 	case !last.StopReported:
@@ -76,10 +70,9 @@ func (x *exchange) stopSequence(last backend.Chunk) {
 		x.rec.Decide(fmt.Sprintf("the runtime stopped at %q, which is not one of the request's stop sequences: reported as an ordinary stop", last.StopSequence))
 	default:
 		x.rec.Decide(fmt.Sprintf("stop sequence %q ended the answer", last.StopSequence))
-		if s, ok := x.out.(stopSequencer); ok {
-			s.stopSequence(last.StopSequence)
-		}
+		return last.StopSequence
 	}
+	return ""
 }
 
 // serveChat is the handler of a dialect's chat endpoint: every request gets

@@ -384,6 +384,24 @@ func (a *ollamaAnswer) flushLine(b []byte) error {
 	return nil
 }
 
+// emit encodes one delta: a line per piece when streaming, else gathered
+// for the one object. Calls come whole: Ollama's API has no fragments.
+func (a *ollamaAnswer) emit(d chat.Delta) error {
+	switch d.Kind {
+	case chat.DeltaContent:
+		return a.content(d.Text)
+	case chat.DeltaReasoning:
+		return a.reasoning(d.Text)
+	case chat.DeltaCall:
+		return a.call(d.Index, *d.Call)
+	case chat.DeltaFinish:
+		return a.finish(d.Finish.Reason, d.Finish.Usage)
+	}
+	return nil
+}
+
+func (a *ollamaAnswer) streamsCalls() bool { return false }
+
 func (a *ollamaAnswer) content(t string) error {
 	if a.w == nil {
 		a.text.WriteString(t)
@@ -472,7 +490,7 @@ func (a *ollamaAnswer) final() map[string]any {
 	return o
 }
 
-func (a *ollamaAnswer) finish(r chat.FinishReason, u chat.Usage, _ []trace.Diagnostic) error {
+func (a *ollamaAnswer) finish(r chat.FinishReason, u chat.Usage) error {
 	a.finished, a.usage = r, u
 	if a.w == nil {
 		return nil

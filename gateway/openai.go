@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/dragoman-dev/dragoman/chat"
@@ -204,7 +203,7 @@ var openAIChat = &dialect{
 		if req.Stream {
 			return newOpenAIStream(w, req.IncludeUsage)
 		}
-		return &openAICollector{}
+		return &collected{write: completeOpenAI}
 	},
 	fail: func(w http.ResponseWriter, err error) int {
 		status, typ, param := errorStatus(err)
@@ -292,60 +291,33 @@ type dragomanExtra struct {
 	Diagnostics []trace.Diagnostic `json:"diagnostics,omitempty"`
 }
 
-// openAICollector gathers a non-streamed answer.
-type openAICollector struct {
-	id, model string
-	text      strings.Builder
-	thinking  strings.Builder
-	calls     []chat.ToolCall
-	finished  chat.FinishReason
-	usage     chat.Usage
-	diags     []trace.Diagnostic
-	failure   error
-}
-
-func (c *openAICollector) begin(id, model string, _ int) error {
-	c.id, c.model = id, model
-	return nil
-}
-func (c *openAICollector) content(t string) error   { c.text.WriteString(t); return nil }
-func (c *openAICollector) reasoning(t string) error { c.thinking.WriteString(t); return nil }
-func (c *openAICollector) call(_ int, tc chat.ToolCall) error {
-	c.calls = append(c.calls, tc)
-	return nil
-}
-func (c *openAICollector) finish(r chat.FinishReason, u chat.Usage, d []trace.Diagnostic) error {
-	c.finished, c.usage, c.diags = r, u, d
-	return nil
-}
-func (c *openAICollector) fail(err error) error { c.failure = err; return nil }
-func (c *openAICollector) begun() bool          { return false }
-
-// complete sends the collected answer; a broken-off answer is an error that
-// still carries everything the model produced.
-func (c *openAICollector) complete(w http.ResponseWriter, rec *trace.Record) int {
+// completeOpenAI writes a collected answer; a broken-off answer is an error
+// that still carries everything the model produced.
+func completeOpenAI(w http.ResponseWriter, rec *trace.Record, c *collected) int {
 	type message struct {
 		Role      string           `json:"role"`
 		Content   *string          `json:"content"`
 		Reasoning string           `json:"reasoning_content,omitempty"`
 		ToolCalls []openAIToolCall `json:"tool_calls,omitempty"`
 	}
-	msg := message{Role: "assistant", Reasoning: c.thinking.String()}
-	if text := c.text.String(); text != "" || len(c.calls) == 0 {
+	m := c.resp.Message()
+	msg := message{Role: "assistant", Reasoning: m.Reasoning}
+	if text := m.Content; text != "" || len(m.ToolCalls) == 0 {
 		msg.Content = &text
 	}
-	for _, tc := range c.calls {
+	for _, tc := range m.ToolCalls {
 		msg.ToolCalls = append(msg.ToolCalls, toOpenAICall(tc, nil))
 	}
-	if c.failure != nil {
+	if failure := c.broken(); failure != nil {
 		writeJSON(w, http.StatusBadGateway, map[string]any{
-			"error": map[string]any{"message": c.failure.Error(), "type": "upstream_error", "param": nil, "code": "upstream_error"},
+			"error": map[string]any{"message": failure.Error(), "type": "upstream_error", "param": nil, "code": "upstream_error"},
 			// What the model produced before the break, so that nothing is lost.
 			"partial":  map[string]any{"message": msg},
-			"dragoman": dragomanExtra{RequestID: c.id, Diagnostics: rec.Diagnostics},
+			"dragoman": dragomanExtra{RequestID: c.resp.ID, Diagnostics: rec.Diagnostics},
 		})
 		return http.StatusBadGateway
 	}
+	end := c.resp.Finish
 	type choice struct {
 		Index        int               `json:"index"`
 		Message      message           `json:"message"`
@@ -359,10 +331,10 @@ func (c *openAICollector) complete(w http.ResponseWriter, rec *trace.Record) int
 		Choices  []choice       `json:"choices"`
 		Usage    *openAIUsage   `json:"usage"`
 		Dragoman *dragomanExtra `json:"dragoman,omitempty"`
-	}{ID: c.id, Object: "chat.completion", Created: time.Now().Unix(), Model: c.model,
-		Choices: []choice{{Message: msg, FinishReason: c.finished}}, Usage: toOpenAIUsage(c.usage)}
-	if len(c.diags) > 0 {
-		resp.Dragoman = &dragomanExtra{RequestID: c.id, Diagnostics: c.diags}
+	}{ID: c.resp.ID, Object: "chat.completion", Created: c.resp.Created, Model: c.resp.Model,
+		Choices: []choice{{Message: msg, FinishReason: end.Reason}}, Usage: toOpenAIUsage(end.Usage)}
+	if len(end.Diagnostics) > 0 {
+		resp.Dragoman = &dragomanExtra{RequestID: c.resp.ID, Diagnostics: end.Diagnostics}
 	}
 	writeJSON(w, http.StatusOK, resp)
 	return http.StatusOK
@@ -462,6 +434,31 @@ func newDeltaEvent(id string, created int64, model string) *deltaEvent {
 	return &deltaEvent{head: b[:head:head], content: b[:c:c], reasoning: b[c:r:r], end: b[r:len(b):len(b)]}
 }
 
+// emit encodes one delta as its chunk. A call still being written: the
+// first delta names it, with empty arguments, as OpenAI's streams do; the
+// next carry the arguments' fragments; its end writes nothing. A withdrawn
+// call cannot be taken back in this API: it stays as far as it was shown,
+// and the finish chunk's diagnostics say it does not count.
+func (s *openAIStream) emit(d chat.Delta) error {
+	switch d.Kind {
+	case chat.DeltaContent:
+		return s.content(d.Text)
+	case chat.DeltaReasoning:
+		return s.reasoning(d.Text)
+	case chat.DeltaCall:
+		return s.call(d.Index, *d.Call)
+	case chat.DeltaCallStart:
+		return s.call(d.Index, chat.ToolCall{ID: d.ID, Function: chat.FunctionCall{Name: d.Name}})
+	case chat.DeltaCallArgs:
+		return s.callArgs(d.Index, d.Text)
+	case chat.DeltaFinish:
+		return s.finish(d.Finish)
+	}
+	return nil
+}
+
+func (s *openAIStream) streamsCalls() bool { return true }
+
 // content and reasoning are the events of every token, written without
 // encoding/json (tokenevents.go), the same bytes as send's.
 func (s *openAIStream) content(t string) error {
@@ -472,15 +469,6 @@ func (s *openAIStream) reasoning(t string) error {
 }
 func (s *openAIStream) call(i int, c chat.ToolCall) error {
 	return s.send(openAIDelta{ToolCalls: []openAIToolCall{toOpenAICall(c, &i)}}, nil, nil, nil)
-}
-
-// A streamed call: the first delta names it, with empty arguments, as
-// OpenAI's streams do; the next carry the arguments' fragments. A withdrawn
-// call cannot be taken back in this API: it stays as far as it was shown,
-// and the finish chunk's diagnostics say it does not count.
-func (s *openAIStream) streamsCalls() bool { return true }
-func (s *openAIStream) callStart(i int, id, name string) error {
-	return s.call(i, chat.ToolCall{ID: id, Function: chat.FunctionCall{Name: name}})
 }
 
 // callArgs writes a fragment's event as send would (an openAIToolCall with
@@ -497,19 +485,16 @@ var (
 	toolCallArgumentsEnd = []byte(`}}]`)
 )
 
-func (s *openAIStream) callEnd(int, chat.ToolCall) error { return nil }
-func (s *openAIStream) callWithdrawn(int) error          { return nil }
-
-func (s *openAIStream) finish(r chat.FinishReason, u chat.Usage, d []trace.Diagnostic) error {
+func (s *openAIStream) finish(f *chat.Finish) error {
 	var extra *dragomanExtra
-	if len(d) > 0 {
-		extra = &dragomanExtra{RequestID: s.id, Diagnostics: d}
+	if len(f.Diagnostics) > 0 {
+		extra = &dragomanExtra{RequestID: s.id, Diagnostics: f.Diagnostics}
 	}
-	if err := s.send(openAIDelta{}, &r, nil, extra); err != nil {
+	if err := s.send(openAIDelta{}, &f.Reason, nil, extra); err != nil {
 		return err
 	}
 	if s.includeUsage {
-		if err := s.send(openAIDelta{}, nil, toOpenAIUsage(u), nil); err != nil {
+		if err := s.send(openAIDelta{}, nil, toOpenAIUsage(f.Usage), nil); err != nil {
 			return err
 		}
 	}

@@ -873,29 +873,22 @@ type capturedAnswer struct {
 	text, thinking strings.Builder
 }
 
-func (c *capturedAnswer) content(s string) error {
-	keep(&c.text, s, c.limit)
-	return c.answer.content(s)
+// emit keeps the text and reasoning and passes every delta on.
+func (c *capturedAnswer) emit(d chat.Delta) error {
+	switch d.Kind {
+	case chat.DeltaContent:
+		keep(&c.text, d.Text, c.limit)
+	case chat.DeltaReasoning:
+		keep(&c.thinking, d.Text, c.limit)
+	}
+	return c.answer.emit(d)
 }
 
-func (c *capturedAnswer) reasoning(s string) error {
-	keep(&c.thinking, s, c.limit)
-	return c.answer.reasoning(s)
-}
-
-// announcesPromptTokens and stopSequence pass on what the answer wrapped
-// does with them (counttokens.go, dialect.go), so that capturing changes
-// nothing the client gets.
+// announcesPromptTokens passes on what the answer wrapped does with it
+// (counttokens.go), so that capturing changes nothing the client gets.
 func (c *capturedAnswer) announcesPromptTokens() bool {
 	a, ok := c.answer.(promptAnnouncer)
 	return ok && a.announcesPromptTokens()
-}
-
-// stopSequence passes the stop sequence on to an answer that reports it.
-func (c *capturedAnswer) stopSequence(seq string) {
-	if s, ok := c.answer.(stopSequencer); ok {
-		s.stopSequence(seq)
-	}
 }
 
 func keep(b *strings.Builder, s string, limit int) {

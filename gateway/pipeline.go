@@ -21,38 +21,29 @@ import (
 	"github.com/dragoman-dev/dragoman/trace"
 )
 
-// answer receives one answer as the pipeline produces it; each client API
-// implements it, streaming or collecting. Calls arrive whole. The pipeline
-// calls begin before anything else, then any number of content, reasoning and
-// call, then exactly one of finish or fail. An error returned by a method
-// means the client is gone; the pipeline stops.
+// answer is one client API's encoding of an answer, streaming or
+// collecting: the pipeline produces the answer as chat.Deltas and each API
+// encodes them. The pipeline calls begin before anything else, then emit with
+// the answer's deltas in order, then exactly one of emit with a DeltaFinish or
+// fail. An error returned by a method means the client is gone; the pipeline
+// stops.
 type answer interface {
 	// begin comes first; promptTokens is the prompt's length where Dragoman
 	// counted it, else 0.
 	begin(id, model string, promptTokens int) error
-	content(text string) error
-	reasoning(text string) error
-	call(index int, c chat.ToolCall) error
-	finish(reason chat.FinishReason, usage chat.Usage, diags []trace.Diagnostic) error
+	// emit encodes one delta: content, reasoning, a whole call (DeltaCall,
+	// with its Index among the answer's calls), the finish. A call still
+	// being written comes as DeltaCallStart, DeltaCallArgs and DeltaCallEnd
+	// (with the call assembled) or DeltaCallWithdrawn (the parser found the
+	// section was not that call; what it held follows as content or as a
+	// whole call), and only to an answer whose streamsCalls is true.
+	emit(d chat.Delta) error
+	// streamsCalls says whether the answer can show a call while the model
+	// writes it; one that collects gets whole calls.
+	streamsCalls() bool
 	// fail ends an answer the upstream broke off: what was produced has been
 	// delivered, err says what happened.
 	fail(err error) error
-}
-
-// callStreamer is an answer that can show a call while the model writes it:
-// announced (id, name), its arguments in fragments, then ended — or
-// withdrawn, when the parser finds that the section was not that call
-// (format.CallWithdrawn; what it held follows as content or as a whole
-// call). The index is the call's position among the answer's calls, as for
-// call.
-type callStreamer interface {
-	// streamsCalls is false where the answer collects (the Responses
-	// builder does both): a collected answer gets whole calls.
-	streamsCalls() bool
-	callStart(index int, id, name string) error
-	callArgs(index int, fragment string) error
-	callEnd(index int, c chat.ToolCall) error
-	callWithdrawn(index int) error
 }
 
 // requestError is a problem with the client's request: HTTP 400, or status
@@ -87,8 +78,10 @@ type exchange struct {
 	client context.Context
 	req    *chat.Request
 	rec    *trace.Record
-	out    answer
-	rt     *route
+	// end is the answer's finish, made here rather than on its own.
+	end chat.Finish
+	out answer
+	rt  *route
 
 	parser format.Parser // nil when calls are not parsed
 	// prefill and suffix are what a forced call put at the end of the prompt
@@ -604,10 +597,12 @@ func (x *exchange) pump(ctx context.Context, cancel context.CancelCauseFunc, str
 	}
 	x.rec.CompletionTokens = usage.CompletionTokens
 	x.rec.FinishReason = string(finish)
+	end := &x.end
+	*end = chat.Finish{Reason: finish, Usage: usage, Diagnostics: x.rec.Diagnostics}
 	if finish == chat.FinishStop {
-		x.stopSequence(stopped)
+		end.StopSequence = x.stopSequence(stopped)
 	}
-	return x.out.finish(finish, usage, x.rec.Diagnostics)
+	return x.out.emit(chat.Delta{Kind: chat.DeltaFinish, Finish: end})
 }
 
 // kept is the raw completion the trace keeps: all of it, or its first
@@ -652,13 +647,13 @@ func (x *exchange) left() error {
 // own reasoning and calls as they are.
 func (x *exchange) deliver(c backend.Chunk) error {
 	if c.Reasoning != "" {
-		if err := x.out.reasoning(c.Reasoning); err != nil {
+		if err := x.out.emit(chat.Delta{Kind: chat.DeltaReasoning, Text: c.Reasoning}); err != nil {
 			return err
 		}
 	}
 	if c.Text != "" {
 		if x.parser == nil {
-			if err := x.out.content(c.Text); err != nil {
+			if err := x.out.emit(chat.Delta{Kind: chat.DeltaContent, Text: c.Text}); err != nil {
 				return err
 			}
 		} else if err := x.events(x.parser.Feed(c.Text)); err != nil {
@@ -686,7 +681,7 @@ func (x *exchange) emitCall(c chat.ToolCall) error {
 	x.rec.Calls = append(x.rec.Calls, c)
 	i := x.calls
 	x.calls++
-	return x.out.call(i, c)
+	return x.out.emit(chat.Delta{Kind: chat.DeltaCall, Index: i, Call: &c})
 }
 
 // checkOffered gives a call of a tool the request did not offer a
@@ -699,20 +694,12 @@ func (x *exchange) checkOffered(name string) {
 	}
 }
 
-// streamer returns the answer's call streamer when calls are to be shown
-// as they are written. A forced call (tool_choice required or named) is
-// held back and delivered whole: the request was promised a call, and one
-// withdrawn after it was shown would break that promise mid-stream.
-func (x *exchange) streamer() callStreamer {
-	a := x.out
-	if c, ok := a.(*capturedAnswer); ok {
-		a = c.answer
-	}
-	s, ok := a.(callStreamer)
-	if !ok || !s.streamsCalls() || x.forced() {
-		return nil
-	}
-	return s
+// streamsCalls says whether calls are to be shown as they are written. A
+// forced call (tool_choice required or named) is held back and delivered
+// whole: the request was promised a call, and one withdrawn after it was
+// shown would break that promise mid-stream.
+func (x *exchange) streamsCalls() bool {
+	return x.out.streamsCalls() && !x.forced()
 }
 
 // endsIn reports whether evs end or withdraw the call at index: a call
@@ -742,20 +729,18 @@ func (x *exchange) events(evs []format.Event) error {
 	for _, e := range evs {
 		var err error
 		switch e.Kind {
-		case format.Content:
-			err = x.out.content(e.Text)
-		case format.Reasoning:
-			err = x.out.reasoning(e.Text)
+		case format.Content, format.Reasoning:
+			err = x.out.emit(chat.Delta{Kind: e.Kind, Text: e.Text})
 		case format.CallStart:
 			x.pending[e.Index] = &chat.ToolCall{ID: e.ID, Type: "function", Function: chat.FunctionCall{Name: e.Name}}
-			if s := x.streamer(); s != nil && !endsIn(evs, e.Index) {
-				err = x.startLive(s, e)
+			if x.streamsCalls() && !endsIn(evs, e.Index) {
+				err = x.startLive(e)
 			}
 		case format.CallArgs:
 			if c := x.pending[e.Index]; c != nil {
 				c.Function.Arguments += e.Text
 				if i, ok := x.live[e.Index]; ok {
-					err = x.streamer().callArgs(i, e.Text)
+					err = x.out.emit(chat.Delta{Kind: chat.DeltaCallArgs, Index: i, Text: e.Text})
 				}
 			}
 		case format.CallEnd:
@@ -771,14 +756,14 @@ func (x *exchange) events(evs []format.Event) error {
 }
 
 // startLive announces a call whose arguments are still being written.
-func (x *exchange) startLive(s callStreamer, e format.Event) error {
+func (x *exchange) startLive(e format.Event) error {
 	if x.live == nil {
 		x.live = map[int]int{}
 	}
 	x.checkOffered(e.Name)
 	x.live[e.Index] = x.calls
 	x.calls++
-	return s.callStart(x.live[e.Index], e.ID, e.Name)
+	return x.out.emit(chat.Delta{Kind: chat.DeltaCallStart, Index: x.live[e.Index], ID: e.ID, Name: e.Name})
 }
 
 // endCall delivers the call at the parser's index: whole, or the end of
@@ -798,7 +783,7 @@ func (x *exchange) endCall(index int) error {
 	}
 	delete(x.live, index)
 	x.rec.Calls = append(x.rec.Calls, *c)
-	return x.streamer().callEnd(i, *c)
+	return x.out.emit(chat.Delta{Kind: chat.DeltaCallEnd, Index: i, Call: c})
 }
 
 // withdrawCall takes back a call the parser announced and then found not to
@@ -815,7 +800,7 @@ func (x *exchange) withdrawCall(index int) error {
 	x.withdrawn++
 	x.rec.Diagnostics = append(x.rec.Diagnostics, trace.Diagnostic{Code: "withdrawn-call",
 		Message: fmt.Sprintf("call %d (%q) was shown while the model wrote it, and its markup then turned out not to be that call; what it held follows as text or as a call of its own", i, c.Function.Name)})
-	return x.streamer().callWithdrawn(i)
+	return x.out.emit(chat.Delta{Kind: chat.DeltaCallWithdrawn, Index: i})
 }
 
 // closeParser flushes the parser and records its diagnostics.

@@ -596,6 +596,31 @@ func (b *responsesBuilder) closeItem() error {
 	return b.event("response.output_item.done", map[string]any{"output_index": index, "item": item})
 }
 
+// emit builds one delta into the output items, writing their events when
+// streaming.
+func (b *responsesBuilder) emit(d chat.Delta) error {
+	switch d.Kind {
+	case chat.DeltaContent:
+		return b.content(d.Text)
+	case chat.DeltaReasoning:
+		return b.reasoning(d.Text)
+	case chat.DeltaCall:
+		return b.call(*d.Call)
+	case chat.DeltaCallStart:
+		return b.callStart(d.ID, d.Name)
+	case chat.DeltaCallArgs:
+		return b.callArgs(d.Text)
+	case chat.DeltaCallEnd:
+		b.assistant.ToolCalls = append(b.assistant.ToolCalls, *d.Call)
+		return b.endLive("completed")
+	case chat.DeltaCallWithdrawn:
+		return b.endLive("incomplete")
+	case chat.DeltaFinish:
+		return b.finish(d.Finish)
+	}
+	return nil
+}
+
 func (b *responsesBuilder) reasoning(t string) error {
 	b.thought.WriteString(t)
 	if err := b.openItem("reasoning"); err != nil {
@@ -643,7 +668,7 @@ func (b *responsesBuilder) textDelta(parts [2][]byte, t string) error {
 	return b.stream.write(b.tok.start(parts[0]).text(t).raw(b.openIDs).int(b.seq - 1).raw(parts[1]).bytes())
 }
 
-func (b *responsesBuilder) call(_ int, c chat.ToolCall) error {
+func (b *responsesBuilder) call(c chat.ToolCall) error {
 	if err := b.closeItem(); err != nil {
 		return err
 	}
@@ -673,7 +698,7 @@ func (b *responsesBuilder) call(_ int, c chat.ToolCall) error {
 // not in what previous_response_id continues.
 func (b *responsesBuilder) streamsCalls() bool { return b.stream != nil }
 
-func (b *responsesBuilder) callStart(_ int, id, name string) error {
+func (b *responsesBuilder) callStart(id, name string) error {
 	if err := b.closeItem(); err != nil {
 		return err
 	}
@@ -684,18 +709,11 @@ func (b *responsesBuilder) callStart(_ int, id, name string) error {
 	return b.event("response.output_item.added", map[string]any{"output_index": b.liveCall, "item": item})
 }
 
-func (b *responsesBuilder) callArgs(_ int, fragment string) error {
+func (b *responsesBuilder) callArgs(fragment string) error {
 	b.liveArgs += fragment
 	item := b.output[b.liveCall]
 	return b.event("response.function_call_arguments.delta", map[string]any{"item_id": item["id"], "output_index": b.liveCall, "delta": fragment})
 }
-
-func (b *responsesBuilder) callEnd(_ int, c chat.ToolCall) error {
-	b.assistant.ToolCalls = append(b.assistant.ToolCalls, c)
-	return b.endLive("completed")
-}
-
-func (b *responsesBuilder) callWithdrawn(int) error { return b.endLive("incomplete") }
 
 // endLive ends the streamed call with the arguments it showed.
 func (b *responsesBuilder) endLive(status string) error {
@@ -718,12 +736,12 @@ func merge(m map[string]any, k string, v any) map[string]any {
 	return out
 }
 
-func (b *responsesBuilder) finish(r chat.FinishReason, u chat.Usage, d []trace.Diagnostic) error {
+func (b *responsesBuilder) finish(f *chat.Finish) error {
 	if err := b.closeItem(); err != nil {
 		return err
 	}
-	b.usage, b.diags, b.status = u, d, "completed"
-	if r == chat.FinishLength {
+	b.usage, b.diags, b.status = f.Usage, f.Diagnostics, "completed"
+	if f.Reason == chat.FinishLength {
 		b.status, b.incomplete = "incomplete", "max_output_tokens"
 	}
 	b.save()
